@@ -1,0 +1,18 @@
+//! Compiles the generated `long double` routines (src/api/longdouble.c; Rust has no `long double`)
+//! into the library. See docs/ABI.md.
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/api/longdouble.c");
+    println!("cargo:rerun-if-changed=include/shmem.h");
+    println!("cargo:rerun-if-changed=include/pshmem.h");
+    cc::Build::new()
+        .file("src/api/longdouble.c")
+        .include("include")
+        .std("c11")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        // Nothing in Rust refers to these functions: without whole-archive the linker would drop them.
+        .link_lib_modifier("+whole-archive")
+        .compile("rshmem_longdouble");
+}

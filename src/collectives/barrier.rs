@@ -1,0 +1,28 @@
+//! Barriers: a dissemination barrier over epoch counters in each PE's control block.
+//!
+//! In round `r` PE `i` signals PE `(i + 2^r) mod n` by storing the barrier's epoch into that PE's
+//! `barrier[r]` word, then waits for its own `barrier[r]` to reach the epoch. Each word has one writer
+//! and only grows, so nothing is ever reset and back-to-back barriers cannot be confused.
+//! `ceil(log2 n)` rounds, any `n`.
+
+use crate::runtime::{wait, world::World};
+use std::sync::atomic::Ordering;
+
+/// Waits until every PE of the world has entered the barrier with the same epoch.
+pub fn world(w: &World) {
+    let epoch = w.barrier_epoch.fetch_add(1, Ordering::Relaxed) + 1;
+    let n = w.npes;
+    let mine = w.control(w.me);
+    let mut distance = 1;
+    let mut round = 0;
+    while distance < n {
+        let to = (w.me + distance) % n;
+        w.control(to).barrier[round]
+            .0
+            .store(epoch, Ordering::Release);
+        let flag = &mine.barrier[round].0;
+        wait::until(|| flag.load(Ordering::Acquire) >= epoch);
+        distance *= 2;
+        round += 1;
+    }
+}

@@ -1,0 +1,359 @@
+//! Remote memory access (OpenSHMEM 1.6 §9.6, §9.7): put, get, p, g, the strided (`iput`/`iget`)
+//! and block-strided (`ibput`/`ibget`) forms and the non-blocking forms.
+//!
+//! Each routine checks what is cheap to check (initialized, context, PE in range, the remote range
+//! lies inside one symmetric segment, sizes do not overflow), translates the symmetric address to
+//! the peer's copy with one subtraction and one addition, and moves the bytes with the transport.
+//! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
+//! the blocking ones; `shmem_quiet` still orders them as the spec requires.
+
+use crate::fatal;
+use crate::runtime::handle::{self, shmem_ctx_t};
+use crate::runtime::world::{self, World};
+use crate::transport::shm;
+use std::ffi::c_int;
+use std::mem::size_of;
+
+/// The World, after checking the context handle.
+#[inline(always)]
+fn enter(call: &'static str, ctx: shmem_ctx_t) -> &'static World {
+    let w = world::get(call);
+    if handle::context(ctx).is_none() {
+        bad_ctx(call, ctx);
+    }
+    w
+}
+
+#[cold]
+#[inline(never)]
+fn bad_ctx(call: &'static str, ctx: shmem_ctx_t) -> ! {
+    if ctx == shmem_ctx_t::INVALID {
+        fatal!(call, "ctx is SHMEM_CTX_INVALID")
+    }
+    fatal!(
+        call,
+        "ctx = {:p} is not a context this library created",
+        ctx.0
+    )
+}
+
+/// `count` elements of `T` in bytes, or the overflow error.
+#[inline(always)]
+fn bytes<T>(call: &'static str, what: &str, count: usize) -> usize {
+    match count.checked_mul(size_of::<T>()) {
+        Some(n) if n <= isize::MAX as usize => n,
+        _ => overflow(call, what, count, size_of::<T>()),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn overflow(call: &'static str, what: &str, count: usize, size: usize) -> ! {
+    fatal!(
+        call,
+        "{what} = {count} overflows: {count} elements of {size} bytes do not fit in the address space"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn null(call: &'static str, what: &str) -> ! {
+    fatal!(call, "{what} is NULL")
+}
+
+/// Copies `nelems` elements between this PE's `local` and `pe`'s copy of `symmetric`.
+#[inline(always)]
+unsafe fn contiguous<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    to_peer: bool,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
+    let w = enter(call, ctx);
+    let pe = w.check_pe(call, pe);
+    let len = bytes::<T>(call, "nelems", nelems);
+    if len == 0 {
+        return;
+    }
+    if dest.is_null() {
+        null(call, "dest");
+    }
+    if source.is_null() {
+        null(call, "source");
+    }
+    if to_peer {
+        let remote = w.translate(call, "dest", dest as usize, len, pe);
+        // SAFETY: `remote` is pe's copy of a symmetric range of `len` bytes, mapped in this process;
+        // the C caller guarantees that `source` holds `nelems` elements.
+        unsafe { shm::copy(remote as *mut u8, source.cast(), len) }
+    } else {
+        let remote = w.translate(call, "source", source as usize, len, pe);
+        // SAFETY: as above, with the roles of the two sides exchanged.
+        unsafe { shm::copy(dest.cast(), remote as *const u8, len) }
+    }
+}
+
+/// The byte range, relative to the first element, that `nblocks` blocks of `bsize` elements with
+/// a stride of `stride` elements cover: `(lowest offset, length)`.
+#[inline]
+fn strided_span<T>(
+    call: &'static str,
+    what: &str,
+    stride: isize,
+    bsize: usize,
+    nblocks: usize,
+) -> (isize, usize) {
+    let size = size_of::<T>() as i128;
+    let last = (nblocks as i128 - 1) * stride as i128 * size;
+    let low = last.min(0);
+    let high = last.max(0) + bsize as i128 * size;
+    let len = high - low;
+    if len > isize::MAX as i128 {
+        fatal!(
+            call,
+            "{what} = {stride} with {nblocks} blocks of {bsize} elements overflows the address space"
+        );
+    }
+    (low as isize, len as usize)
+}
+
+/// `nblocks` blocks of `bsize` elements, from `source` with a stride of `sst` elements to `dest`
+/// with a stride of `dst` elements; the symmetric side is `dest` if `to_peer`, else `source`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn strided<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    to_peer: bool,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    bsize: usize,
+    nblocks: usize,
+    pe: c_int,
+) {
+    let w = enter(call, ctx);
+    let pe = w.check_pe(call, pe);
+    bytes::<T>(call, "nelems", bsize.saturating_mul(nblocks));
+    if bsize == 0 || nblocks == 0 {
+        return;
+    }
+    if dest.is_null() {
+        null(call, "dest");
+    }
+    if source.is_null() {
+        null(call, "source");
+    }
+    let (dest, source) = if to_peer {
+        let (low, len) = strided_span::<T>(call, "dst", dst, bsize, nblocks);
+        let first = (dest as usize).wrapping_add_signed(low);
+        let remote = w
+            .translate(call, "dest", first, len, pe)
+            .wrapping_add_signed(-low);
+        (remote as *mut T, source)
+    } else {
+        let (low, len) = strided_span::<T>(call, "sst", sst, bsize, nblocks);
+        let first = (source as usize).wrapping_add_signed(low);
+        let remote = w
+            .translate(call, "source", first, len, pe)
+            .wrapping_add_signed(-low);
+        (dest, remote as *const T)
+    };
+    if bsize == 1 {
+        // SAFETY: the symmetric side was range-checked above for every element; the C caller
+        // guarantees the local side.
+        unsafe { shm::copy_strided(dest, dst, source, sst, nblocks) }
+    } else {
+        let block = bsize * size_of::<T>();
+        for b in 0..nblocks as isize {
+            // SAFETY: as above, block by block.
+            unsafe {
+                shm::copy(
+                    dest.offset(b * dst).cast(),
+                    source.offset(b * sst).cast(),
+                    block,
+                )
+            }
+        }
+    }
+}
+
+/// `shmem_put` family: copies `nelems` elements from local `source` to `dest` on `pe`.
+///
+/// # Safety
+/// `source` must hold `nelems` elements of `T`.
+#[inline(always)]
+pub unsafe fn put<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { contiguous(call, ctx, true, dest, source, nelems, pe) }
+}
+
+/// `shmem_get` family: copies `nelems` elements from `source` on `pe` to local `dest`.
+///
+/// # Safety
+/// `dest` must have room for `nelems` elements of `T`.
+#[inline(always)]
+pub unsafe fn get<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { contiguous(call, ctx, false, dest, source, nelems, pe) }
+}
+
+/// `shmem_put_nbi` family. Completes at once on this route.
+///
+/// # Safety
+/// As [`put`].
+#[inline(always)]
+pub unsafe fn put_nbi<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { contiguous(call, ctx, true, dest, source, nelems, pe) }
+}
+
+/// `shmem_get_nbi` family. Completes at once on this route.
+///
+/// # Safety
+/// As [`get`].
+#[inline(always)]
+pub unsafe fn get_nbi<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { contiguous(call, ctx, false, dest, source, nelems, pe) }
+}
+
+/// `shmem_p` family: stores `value` into `dest` on `pe`.
+///
+/// # Safety
+/// `dest` must be aligned for `T` (it is range-checked here).
+#[inline(always)]
+pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
+    let w = enter(call, ctx);
+    let pe = w.check_pe(call, pe);
+    let remote = w.translate(call, "dest", dest as usize, size_of::<T>(), pe);
+    // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
+    unsafe { shm::store(remote as *mut T, value) }
+}
+
+/// `shmem_g` family: loads `source` from `pe`.
+///
+/// # Safety
+/// `source` must be aligned for `T` (it is range-checked here).
+#[inline(always)]
+pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
+    let w = enter(call, ctx);
+    let pe = w.check_pe(call, pe);
+    let remote = w.translate(call, "source", source as usize, size_of::<T>(), pe);
+    // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
+    unsafe { shm::load(remote as *const T) }
+}
+
+/// `shmem_iput` family: `dest[i*dst] = source[i*sst]` on `pe`, for `i < nelems`.
+///
+/// # Safety
+/// `source` must hold the elements its stride reaches.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn iput<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { strided(call, ctx, true, dest, source, dst, sst, 1, nelems, pe) }
+}
+
+/// `shmem_iget` family: `dest[i*dst] = source[i*sst]` from `pe`, for `i < nelems`.
+///
+/// # Safety
+/// `dest` must have room for the elements its stride reaches.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn iget<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { strided(call, ctx, false, dest, source, dst, sst, 1, nelems, pe) }
+}
+
+/// `shmem_ibput` family (1.6): `nblocks` blocks of `bsize` elements, block strides `dst`/`sst`.
+///
+/// # Safety
+/// `source` must hold the blocks its stride reaches.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn ibput<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    bsize: usize,
+    nblocks: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { strided(call, ctx, true, dest, source, dst, sst, bsize, nblocks, pe) }
+}
+
+/// `shmem_ibget` family (1.6): `nblocks` blocks of `bsize` elements, block strides `dst`/`sst`.
+///
+/// # Safety
+/// `dest` must have room for the blocks its stride reaches.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn ibget<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    bsize: usize,
+    nblocks: usize,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { strided(call, ctx, false, dest, source, dst, sst, bsize, nblocks, pe) }
+}

@@ -1,0 +1,180 @@
+//! Library setup, exit and query routines (OpenSHMEM 1.6 §9.1, §9.2).
+
+use crate::api::constants::{
+    SHMEM_MAJOR_VERSION, SHMEM_MAX_NAME_LEN, SHMEM_MINOR_VERSION, SHMEM_THREAD_MULTIPLE,
+    SHMEM_THREAD_SINGLE, SHMEM_VENDOR_STRING,
+};
+use crate::fatal;
+use crate::runtime::error::{ABORTING, abort_job};
+use crate::runtime::world;
+use crate::transport::shm;
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::Once;
+use std::sync::atomic::Ordering;
+
+static EXIT_HOOK: Once = Once::new();
+
+unsafe extern "C" {
+    /// glibc's `on_exit`: like `atexit`, but the handler learns the exit status.
+    fn on_exit(function: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
+}
+
+/// At process exit: a PE that exits with status 0 without `shmem_finalize` is finalized
+/// implicitly (its peers may be waiting for it in a barrier); then the launcher is told this PE is
+/// done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
+extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
+    if ABORTING.load(Ordering::SeqCst) {
+        return;
+    }
+    if status == 0 && world::try_get().is_some() {
+        finalize("shmem_finalize (at exit)");
+    }
+    world::finalize_bootstrap();
+}
+
+fn start(call: &'static str, level: c_int) {
+    EXIT_HOOK.call_once(|| {
+        // SAFETY: registering a handler with static lifetime and no argument.
+        if unsafe { on_exit(at_exit, std::ptr::null_mut()) } != 0 {
+            fatal!(call, "cannot register the exit handler");
+        }
+    });
+    world::init(call, level);
+}
+
+/// `shmem_init`, `start_pes`.
+pub fn init(call: &'static str) {
+    start(call, SHMEM_THREAD_SINGLE);
+}
+
+/// `shmem_init_thread`: every level up to `SHMEM_THREAD_MULTIPLE` is provided.
+///
+/// # Safety
+/// `provided` must be NULL or writable.
+pub unsafe fn init_thread(call: &'static str, requested: c_int, provided: *mut c_int) -> c_int {
+    let level = requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
+    start(call, level);
+    let level = world::get(call).thread_level.load(Ordering::Relaxed);
+    if !provided.is_null() {
+        // SAFETY: checked non-null; the caller guarantees it is writable.
+        unsafe { provided.write(level) };
+    }
+    0
+}
+
+/// `shmem_query_thread`.
+///
+/// # Safety
+/// `provided` must be writable.
+pub unsafe fn query_thread(call: &'static str, provided: *mut c_int) {
+    let level = world::get(call).thread_level.load(Ordering::Relaxed);
+    if provided.is_null() {
+        fatal!(call, "provided is NULL");
+    }
+    // SAFETY: checked non-null; the caller guarantees it is writable.
+    unsafe { provided.write(level) };
+}
+
+/// `shmem_query_initialized` (1.6): 1 between `shmem_init` and `shmem_finalize`, else 0.
+///
+/// # Safety
+/// `initialized` must be writable.
+pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
+    if initialized.is_null() {
+        fatal!(call, "initialized is NULL");
+    }
+    // SAFETY: checked non-null; the caller guarantees it is writable.
+    unsafe { initialized.write(world::try_get().is_some() as c_int) };
+}
+
+/// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library.
+/// A second call (or one without `shmem_init`) does nothing.
+pub fn finalize(_call: &'static str) {
+    if let Some(w) = world::try_get() {
+        shm::order();
+        crate::collectives::barrier::world(w);
+        world::finalize();
+    }
+}
+
+/// Deprecated `start_pes(npes)`: `npes` is ignored, as the spec says.
+pub fn start_pes(call: &'static str, _npes: c_int) {
+    init(call);
+}
+
+/// `shmem_global_exit`: ends every PE of the job with `status`.
+pub fn global_exit(call: &'static str, status: c_int) -> ! {
+    let _ = world::get(call);
+    abort_job(status, "")
+}
+
+/// `shmem_my_pe`, `_my_pe`.
+pub fn my_pe(call: &'static str) -> c_int {
+    world::get(call).me as c_int
+}
+
+/// `shmem_n_pes`, `_num_pes`.
+pub fn n_pes(call: &'static str) -> c_int {
+    world::get(call).npes as c_int
+}
+
+/// `shmem_pe_accessible`: every PE of the job is reachable.
+pub fn pe_accessible(call: &'static str, pe: c_int) -> c_int {
+    let w = world::get(call);
+    ((pe as u32 as usize) < w.npes) as c_int
+}
+
+/// `shmem_addr_accessible`: `addr` is symmetric and `pe` exists.
+pub fn addr_accessible(call: &'static str, addr: *const c_void, pe: c_int) -> c_int {
+    let w = world::get(call);
+    ((pe as u32 as usize) < w.npes && w.locate(addr as usize, 1).is_some()) as c_int
+}
+
+/// `shmem_ptr`: the address through which this PE can load and store `pe`'s copy of `dest`, or
+/// NULL if `dest` is not symmetric or `pe` does not exist.
+pub fn ptr(call: &'static str, dest: *const c_void, pe: c_int) -> *mut c_void {
+    let w = world::get(call);
+    if (pe as u32 as usize) >= w.npes {
+        return std::ptr::null_mut();
+    }
+    match w.locate(dest as usize, 1) {
+        Some((seg, off)) => (w.segments[seg as usize].peers[pe as usize] + off) as *mut c_void,
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// `shmem_info_get_version`. Callable before `shmem_init`.
+///
+/// # Safety
+/// `major` and `minor` must be writable.
+pub unsafe fn info_get_version(call: &'static str, major: *mut c_int, minor: *mut c_int) {
+    if major.is_null() || minor.is_null() {
+        fatal!(
+            call,
+            "{} is NULL",
+            if major.is_null() { "major" } else { "minor" }
+        );
+    }
+    // SAFETY: checked non-null; the caller guarantees they are writable.
+    unsafe {
+        major.write(SHMEM_MAJOR_VERSION);
+        minor.write(SHMEM_MINOR_VERSION);
+    }
+}
+
+/// `shmem_info_get_name`: the vendor string, NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes.
+///
+/// # Safety
+/// `name` must have room for `SHMEM_MAX_NAME_LEN` bytes.
+pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
+    if name.is_null() {
+        fatal!(call, "name is NULL");
+    }
+    let vendor = SHMEM_VENDOR_STRING.to_bytes();
+    let n = vendor.len().min(SHMEM_MAX_NAME_LEN as usize - 1);
+    // SAFETY: n + 1 <= SHMEM_MAX_NAME_LEN bytes, which the caller guarantees.
+    unsafe {
+        std::ptr::copy_nonoverlapping(vendor.as_ptr(), name.cast::<u8>(), n);
+        name.add(n).write(0);
+    }
+}

@@ -1,0 +1,10 @@
+//! The runtime: the `World` built by `shmem_init` and read-only afterwards, its configuration,
+//! the heap allocator, the C handles, errors and waiting.
+
+pub mod config;
+pub mod error;
+pub mod handle;
+pub mod heap;
+pub mod info;
+pub mod wait;
+pub mod world;
