@@ -37,7 +37,7 @@ pub trait Bootstrap: Send {
     /// Waits for every PE; makes every earlier `put` visible.
     fn barrier(&mut self) -> Result<()>;
     /// Tells the launcher to end the whole job with `code`.
-    fn abort(&mut self, code: i32, message: &str);
+    fn abort(&mut self, code: i32);
     /// Tells the launcher this PE finished cleanly.
     fn finalize(&mut self);
 }

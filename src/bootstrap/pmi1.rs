@@ -130,13 +130,10 @@ impl Bootstrap for Pmi1 {
     fn barrier(&mut self) -> Result<()> {
         self.request("cmd=barrier_in", "barrier_out").map(|_| ())
     }
-    fn abort(&mut self, code: i32, message: &str) {
-        let msg: String = message
-            .chars()
-            .map(|c| if c == ' ' || c == '\n' { '_' } else { c })
-            .collect();
-        // Best effort: if the launcher is gone there is nobody left to tell.
-        let _ = self.send(&format!("cmd=abort exitcode={code} error_msg={msg}"));
+    fn abort(&mut self, code: i32) {
+        // Best effort: if the launcher is gone there is nobody left to tell. The reason is on this
+        // PE's stderr already (a PMI-1 value cannot carry spaces).
+        let _ = self.send(&format!("cmd=abort exitcode={code}"));
     }
     fn finalize(&mut self) {
         if !self.finalized {

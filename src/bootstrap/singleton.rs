@@ -46,7 +46,7 @@ impl Bootstrap for Singleton {
     fn barrier(&mut self) -> Result<()> {
         Ok(())
     }
-    fn abort(&mut self, code: i32, _message: &str) {
+    fn abort(&mut self, code: i32) {
         std::process::exit(if code == 0 { 1 } else { code });
     }
     fn finalize(&mut self) {}

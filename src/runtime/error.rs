@@ -25,7 +25,7 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     if !text.is_empty() {
         let _ = writeln!(std::io::stderr(), "{text}");
     }
-    world::with_bootstrap(|boot| boot.abort(code, text));
+    world::with_bootstrap(|boot| boot.abort(code));
     std::process::exit(code)
 }
 

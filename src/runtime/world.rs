@@ -162,14 +162,14 @@ fn host_id() -> String {
 
 /// Builds the World: configuration, bootstrap, segments, peers' mappings.
 fn build(call: &'static str) -> World {
-    let (config, sources) =
-        Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
-
     let boot = bootstrap::from_environment()
         .unwrap_or_else(|e| fatal!(call, "cannot reach the launcher: {e}"));
     let (me, npes, job) = (boot.rank(), boot.size(), boot.job_id().to_string());
     RANK.store(me as isize, Ordering::Relaxed);
     *bootstrap_lock() = Some(boot);
+    // After the bootstrap, so that a bad value stops the whole job, not just this PE.
+    let (config, sources) =
+        Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
     let exchange = |f: &mut dyn FnMut(&mut dyn Bootstrap) -> bootstrap::Result<String>| -> String {
         let mut guard = bootstrap_lock();
         let boot = guard.as_mut().expect("bootstrap installed above");
