@@ -1,0 +1,540 @@
+//! One job: starts the PEs, serves their PMI requests, forwards their output, and decides how the
+//! job ends.
+//!
+//! Everything runs on one thread around one `poll`: a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP
+//! are blocked and read from it), oshrun's end of each PE's PMI socket, and with `--tag-output`
+//! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business.
+//!
+//! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
+//! without PMI finalize, or `cmd=abort`), the timeout, or a signal to oshrun decides the exit
+//! code and starts the stop: SIGTERM to every PE still running, SIGKILL to those left after
+//! [`GRACE`]. Once stopping, later deaths are consequences and are not reported. oshrun returns
+//! only when every PE has been reaped, so no zombie is left behind; it then removes the
+//! `/dev/shm` entries named after the job's KVS name that the PEs may have left.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{SigSet, Signal, kill};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::unistd::Pid;
+
+use crate::cli::Options;
+use crate::output::LineTagger;
+use crate::pmi::LineBuffer;
+use crate::process::{self, Exit, Launcher};
+use crate::server::{Abort, Outcome, Server};
+
+/// Time between SIGTERM and SIGKILL when the job is stopped.
+pub const GRACE: Duration = Duration::from_secs(1);
+/// Longest sleep in `poll`; a safety net, since SIGCHLD and the clocks wake the loop anyway.
+const MAX_WAIT: Duration = Duration::from_secs(1);
+/// Exit status when `--timeout` expires (as timeout(1)).
+const EXIT_TIMEOUT: i32 = 124;
+/// Where POSIX shared memory segments live.
+const SHM_DIR: &str = "/dev/shm";
+
+/// oshrun's end of one PE's PMI socket.
+struct PmiConn {
+    stream: UnixStream,
+    lines: LineBuffer,
+}
+
+/// One PE output pipe under `--tag-output`.
+struct Tagged<R> {
+    pipe: R,
+    tagger: LineTagger,
+}
+
+struct Pe {
+    pid: Pid,
+    /// Set once the PE has been reaped.
+    exit: Option<Exit>,
+    pmi: Option<PmiConn>,
+    stdout: Option<Tagged<File>>,
+    stderr: Option<Tagged<File>>,
+}
+
+impl Pe {
+    fn running(&self) -> bool {
+        self.exit.is_none()
+    }
+
+    /// Sends `signal` unless the PE has been reaped (its pid could then belong to anyone).
+    fn signal(&self, signal: Signal) {
+        if self.running() {
+            // ESRCH cannot happen before the reap; anything else changes nothing we could do.
+            let _ = kill(self.pid, signal);
+        }
+    }
+}
+
+/// What a ready descriptor in the `poll` set belongs to.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    Signals,
+    Pmi(usize),
+    Stdout(usize),
+    Stderr(usize),
+}
+
+/// The job is being stopped: SIGTERM has been sent; SIGKILL follows at `kill_at`.
+struct Stopping {
+    kill_at: Instant,
+    killed: bool,
+}
+
+struct Job {
+    pes: Vec<Pe>,
+    server: Server,
+    kvsname: String,
+    signals: SignalFd,
+    /// Set together with `stopping`: the status oshrun will exit with.
+    exit_code: Option<i32>,
+    stopping: Option<Stopping>,
+    deadline: Option<Instant>,
+    timeout_secs: f64,
+}
+
+/// Runs the job described by `opts` to its end and returns oshrun's exit status.
+pub fn run(opts: &Options) -> i32 {
+    let signals = match catch_signals() {
+        Ok(fd) => fd,
+        Err(e) => {
+            eprintln!("oshrun: cannot set up signal handling: {e}");
+            return 1;
+        }
+    };
+    let npes = opts.npes as usize;
+    let kvsname = new_kvsname();
+    let mut job = Job {
+        pes: Vec::with_capacity(npes),
+        server: Server::new(npes, kvsname.clone()),
+        kvsname,
+        signals,
+        exit_code: None,
+        stopping: None,
+        deadline: opts
+            .timeout_duration()
+            .and_then(|d| Instant::now().checked_add(d)),
+        timeout_secs: opts.timeout.unwrap_or_default(),
+    };
+    let launcher = match Launcher::new(opts) {
+        Ok(launcher) => launcher,
+        Err(e) => {
+            eprintln!("oshrun: cannot prepare the PEs' command line and environment: {e}");
+            return 1;
+        }
+    };
+    for rank in 0..npes {
+        match launcher.spawn(rank) {
+            Ok(spawned) => job.pes.push(Pe {
+                pid: spawned.pid,
+                exit: None,
+                pmi: Some(PmiConn {
+                    stream: spawned.pmi,
+                    lines: LineBuffer::default(),
+                }),
+                stdout: spawned.stdout.map(|pipe| Tagged {
+                    pipe,
+                    tagger: LineTagger::new(rank),
+                }),
+                stderr: spawned.stderr.map(|pipe| Tagged {
+                    pipe,
+                    tagger: LineTagger::new(rank),
+                }),
+            }),
+            Err(e) => {
+                eprintln!(
+                    "oshrun: cannot start PE {rank} ({}): {e}",
+                    opts.program.to_string_lossy()
+                );
+                let code = match e.kind() {
+                    io::ErrorKind::NotFound => 127,
+                    io::ErrorKind::PermissionDenied => 126,
+                    _ => 1,
+                };
+                job.fail(code, None);
+                break;
+            }
+        }
+    }
+    let code = job.supervise();
+    job.remove_segments();
+    code
+}
+
+/// Blocks the signals oshrun handles and returns the descriptor they are read from.
+fn catch_signals() -> nix::Result<SignalFd> {
+    let mut mask = SigSet::empty();
+    for signal in [
+        Signal::SIGCHLD,
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+    ] {
+        mask.add(signal);
+    }
+    mask.thread_block()?;
+    SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+}
+
+/// A KVS name unique to this job, made of `[A-Za-z0-9_]` only (PEs name shared memory after it).
+fn new_kvsname() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    format!("oshrun_{}_{nanos:x}", std::process::id())
+}
+
+/// "SIGSEGV" for 11.
+fn signal_name(signo: i32) -> &'static str {
+    Signal::try_from(signo).map_or("unknown signal", Signal::as_str)
+}
+
+fn readable(fd: impl AsFd) -> bool {
+    let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0)
+}
+
+/// Reads once from a tagged pipe and forwards the complete lines; closes it at end of stream.
+fn forward<R: Read>(slot: &mut Option<Tagged<R>>, out: &mut impl Write) {
+    let Some(tagged) = slot else { return };
+    let mut buf = [0u8; 16 * 1024];
+    match tagged.pipe.read(&mut buf) {
+        // Output that cannot be written (oshrun's stdout closed) is dropped; the PE goes on.
+        Ok(n) if n > 0 => {
+            let _ = tagged.tagger.feed(&buf[..n], out);
+        }
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+            ) => {}
+        _ => {
+            let _ = tagged.tagger.finish(out);
+            *slot = None;
+        }
+    }
+}
+
+/// Forwards whatever a tagged pipe holds right now, then closes it.
+fn drain<R: Read + AsFd>(slot: &mut Option<Tagged<R>>, out: &mut impl Write) {
+    // Bounded: a grandchild that inherited the pipe could keep writing forever.
+    for _ in 0..4096 {
+        match slot {
+            Some(tagged) if readable(&tagged.pipe) => forward(slot, out),
+            _ => break,
+        }
+    }
+    if let Some(mut tagged) = slot.take() {
+        let _ = tagged.tagger.finish(out);
+    }
+}
+
+impl Job {
+    /// The poll loop; returns the exit status once every PE has been reaped.
+    fn supervise(&mut self) -> i32 {
+        loop {
+            // Signals first: after a Ctrl-C, PEs dying of SIGINT are a consequence, not a failure.
+            self.take_signals();
+            self.reap();
+            if !self.pes.iter().any(Pe::running) {
+                break;
+            }
+            self.check_clocks();
+            for source in self.wait() {
+                match source {
+                    Source::Signals => {} // read at the top of the loop
+                    Source::Pmi(rank) => self.read_pmi(rank),
+                    Source::Stdout(rank) => forward(&mut self.pes[rank].stdout, &mut io::stdout()),
+                    Source::Stderr(rank) => forward(&mut self.pes[rank].stderr, &mut io::stderr()),
+                }
+            }
+        }
+        for pe in &mut self.pes {
+            drain(&mut pe.stdout, &mut io::stdout());
+            drain(&mut pe.stderr, &mut io::stderr());
+        }
+        self.exit_code.unwrap_or(0)
+    }
+
+    /// Sleeps in `poll` until a descriptor is ready or a clock (timeout, SIGKILL) is due.
+    fn wait(&self) -> Vec<Source> {
+        let now = Instant::now();
+        let mut until = now + MAX_WAIT;
+        if let (Some(deadline), None) = (self.deadline, &self.stopping) {
+            until = until.min(deadline);
+        }
+        if let Some(Stopping {
+            kill_at,
+            killed: false,
+        }) = self.stopping
+        {
+            until = until.min(kill_at);
+        }
+        // Round up so that the loop wakes after the clock, not just before it.
+        let ms = until.saturating_duration_since(now).as_millis() + 1;
+        let timeout = PollTimeout::from(u16::try_from(ms).unwrap_or(u16::MAX));
+
+        let mut sources = vec![Source::Signals];
+        let mut fds = vec![PollFd::new(self.signals.as_fd(), PollFlags::POLLIN)];
+        for (rank, pe) in self.pes.iter().enumerate() {
+            if let Some(conn) = &pe.pmi {
+                sources.push(Source::Pmi(rank));
+                fds.push(PollFd::new(conn.stream.as_fd(), PollFlags::POLLIN));
+            }
+            if let Some(tagged) = &pe.stdout {
+                sources.push(Source::Stdout(rank));
+                fds.push(PollFd::new(tagged.pipe.as_fd(), PollFlags::POLLIN));
+            }
+            if let Some(tagged) = &pe.stderr {
+                sources.push(Source::Stderr(rank));
+                fds.push(PollFd::new(tagged.pipe.as_fd(), PollFlags::POLLIN));
+            }
+        }
+        match poll(&mut fds, timeout) {
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(e) => {
+                eprintln!("oshrun: poll failed: {e}");
+                std::thread::sleep(Duration::from_millis(10));
+                return Vec::new();
+            }
+        }
+        fds.iter()
+            .zip(sources)
+            .filter(|(fd, _)| fd.revents().is_some_and(|r| !r.is_empty()))
+            .map(|(_, source)| source)
+            .collect()
+    }
+
+    /// Handles the signals that arrived; SIGCHLD needs nothing beyond the `reap` that follows.
+    fn take_signals(&mut self) {
+        loop {
+            match self.signals.read_signal() {
+                Ok(Some(info)) => {
+                    let signo = i32::try_from(info.ssi_signo).unwrap_or(0);
+                    if signo != Signal::SIGCHLD as i32 {
+                        self.on_signal(signo);
+                    }
+                }
+                Ok(None) => break,
+                Err(Errno::EINTR) => {}
+                Err(e) => {
+                    eprintln!("oshrun: cannot read signals: {e}");
+                    break;
+                }
+            }
+        }
+    }
+
+    /// SIGINT, SIGTERM or SIGHUP: stop the job, exit 128+signal; a second one sends SIGKILL now.
+    fn on_signal(&mut self, signo: i32) {
+        if self.stopping.is_some() {
+            self.kill_all();
+            return;
+        }
+        eprintln!("oshrun: received {}, stopping the job", signal_name(signo));
+        self.fail(128 + signo, None);
+    }
+
+    /// Collects the PEs that have exited and judges each exit.
+    fn reap(&mut self) {
+        for rank in 0..self.pes.len() {
+            if !self.pes[rank].running() {
+                continue;
+            }
+            let exit = match process::try_wait(self.pes[rank].pid) {
+                Ok(Some(exit)) => exit,
+                Ok(None) => continue,
+                Err(e) => {
+                    eprintln!("oshrun: cannot wait for PE {rank}: {e}");
+                    Exit::Code(1)
+                }
+            };
+            self.pes[rank].exit = Some(exit);
+            // A finalize or abort the PE sent just before exiting may still be unread.
+            self.drain_pmi(rank);
+            self.judge_exit(rank, exit);
+        }
+    }
+
+    fn judge_exit(&mut self, rank: usize, exit: Exit) {
+        if self.stopping.is_some() {
+            return;
+        }
+        let pid = self.pes[rank].pid;
+        match exit {
+            Exit::Signal { signo, core } => {
+                let core = if core { " (core dumped)" } else { "" };
+                eprintln!(
+                    "oshrun: PE {rank} (pid {pid}) was killed by signal {signo} ({}){core}",
+                    signal_name(signo)
+                );
+                self.fail(128 + signo, None);
+            }
+            Exit::UnnamedSignal => {
+                eprintln!("oshrun: PE {rank} (pid {pid}) was killed by a real-time signal");
+                self.fail(1, None);
+            }
+            Exit::Code(0) => {
+                if self.server.initialized(rank) && !self.server.finalized(rank) {
+                    eprintln!(
+                        "oshrun: PE {rank} (pid {pid}) exited without calling shmem_finalize"
+                    );
+                    self.fail(1, None);
+                }
+            }
+            Exit::Code(code) => {
+                if self.pes.iter().any(Pe::running) {
+                    eprintln!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
+                }
+                self.fail(code, None);
+            }
+        }
+    }
+
+    /// The job fails with `code` unless it is already stopping: every PE but `spare` gets
+    /// SIGTERM now, and whatever is left gets SIGKILL after [`GRACE`].
+    fn fail(&mut self, code: i32, spare: Option<usize>) {
+        if self.stopping.is_some() {
+            return;
+        }
+        self.exit_code = Some(code);
+        for (rank, pe) in self.pes.iter().enumerate() {
+            if Some(rank) != spare {
+                pe.signal(Signal::SIGTERM);
+            }
+        }
+        self.stopping = Some(Stopping {
+            kill_at: Instant::now() + GRACE,
+            killed: false,
+        });
+    }
+
+    fn kill_all(&mut self) {
+        for pe in &self.pes {
+            pe.signal(Signal::SIGKILL);
+        }
+        if let Some(stopping) = &mut self.stopping {
+            stopping.killed = true;
+        }
+    }
+
+    /// Fires the timeout and the SIGKILL that follows a stop.
+    fn check_clocks(&mut self) {
+        let now = Instant::now();
+        if self.stopping.is_none() && self.deadline.is_some_and(|d| now >= d) {
+            eprintln!("oshrun: job timed out after {} s", self.timeout_secs);
+            self.fail(EXIT_TIMEOUT, None);
+        }
+        if let Some(Stopping {
+            kill_at,
+            killed: false,
+        }) = self.stopping
+        {
+            if now >= kill_at {
+                self.kill_all();
+            }
+        }
+    }
+
+    /// Reads once from PE `rank`'s PMI socket and serves the complete requests.
+    fn read_pmi(&mut self, rank: usize) {
+        let Some(conn) = self.pes[rank].pmi.as_mut() else {
+            return;
+        };
+        let mut buf = [0u8; 8192];
+        let lines = match conn.stream.read(&mut buf) {
+            Ok(n) if n > 0 => conn.lines.push(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                ) =>
+            {
+                return;
+            }
+            // End of stream or a reset: the PE closed its end (after finalize, or by dying).
+            _ => {
+                self.pes[rank].pmi = None;
+                return;
+            }
+        };
+        for line in lines {
+            let outcome = self.server.handle_line(rank, &line);
+            self.apply(rank, outcome);
+        }
+    }
+
+    /// Serves whatever PE `rank` sent before it exited.
+    fn drain_pmi(&mut self, rank: usize) {
+        // Bounded: a grandchild that inherited the socket could keep writing forever.
+        for _ in 0..4096 {
+            match &self.pes[rank].pmi {
+                Some(conn) if readable(&conn.stream) => self.read_pmi(rank),
+                _ => break,
+            }
+        }
+    }
+
+    fn apply(&mut self, rank: usize, outcome: Outcome) {
+        if let Some(warning) = outcome.warning {
+            eprintln!("oshrun: PE {rank}: {warning}");
+        }
+        for (to, line) in outcome.replies {
+            self.send(to, &line);
+        }
+        if let Some(abort) = outcome.abort {
+            self.abort(rank, abort);
+        }
+    }
+
+    /// Sends one reply line to PE `to`; a PE that cannot take it loses its PMI connection.
+    fn send(&mut self, to: usize, line: &str) {
+        let Some(conn) = self.pes.get_mut(to).and_then(|pe| pe.pmi.as_mut()) else {
+            return;
+        };
+        if let Err(e) = conn.stream.write_all(line.as_bytes()) {
+            let gone = matches!(
+                e.kind(),
+                io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+            );
+            if !gone && self.stopping.is_none() {
+                eprintln!("oshrun: PE {to}: cannot send a PMI reply ({e}); closing its PMI socket");
+            }
+            self.pes[to].pmi = None;
+        }
+    }
+
+    /// `cmd=abort` from PE `rank`: stop the others now; the aborting PE is expected to exit by
+    /// itself and is killed with the rest if still there after the grace period.
+    fn abort(&mut self, rank: usize, abort: Abort) {
+        if self.stopping.is_some() {
+            return;
+        }
+        let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
+        eprintln!(
+            "oshrun: PE {rank} aborted the job with exit code {}{detail}",
+            abort.code
+        );
+        self.fail(abort.code, Some(rank));
+    }
+
+    /// Removes `/dev/shm` entries whose name contains this job's (unique) KVS name.
+    fn remove_segments(&self) {
+        let Ok(entries) = std::fs::read_dir(SHM_DIR) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().contains(&self.kvsname) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Starting and reaping PE processes, with `posix_spawnp` so that the child's signal state is
+//! set explicitly rather than inherited.
+//!
+//! oshrun keeps SIGCHLD, SIGINT, SIGTERM and SIGHUP blocked (it reads them from a signalfd), and
+//! the Rust runtime ignores SIGPIPE; a PE must start with neither, so every PE is spawned with an
+//! empty signal mask and SIGPIPE at its default action. (std's `Command` passes the parent's mask
+//! on, and changing that would take an `unsafe` `pre_exec`.)
+//!
+//! Each PE gets its end of a UNIX socketpair at the descriptor number it has in oshrun, announced
+//! as `PMI_FD`: that end is made inheritable just before the spawn and closed in oshrun right
+//! after, while every other descriptor oshrun holds is close-on-exec, so no PE inherits another
+//! PE's socket. This relies on oshrun spawning from a single thread.
+
+use std::ffi::{CString, OsString};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
+use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags, posix_spawnp};
+use nix::sys::signal::{SigSet, Signal};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::{Pid, pipe2};
+
+use crate::cli::Options;
+
+/// A PE that does not read a PMI reply for this long loses its PMI connection.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How a PE ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// `exit(code)`.
+    Code(i32),
+    /// Killed by signal `signo`; `core` if it dumped core.
+    Signal { signo: i32, core: bool },
+    /// Killed by a signal nix cannot name (a real-time signal).
+    UnnamedSignal,
+}
+
+/// A PE just started: its pid and oshrun's ends of its PMI socket and output pipes.
+pub struct Spawned {
+    pub pid: Pid,
+    pub pmi: UnixStream,
+    /// With `--tag-output`: the read ends of the PE's stdout and stderr.
+    pub stdout: Option<File>,
+    pub stderr: Option<File>,
+}
+
+/// Everything that is the same for all PEs of a job, prepared once.
+pub struct Launcher {
+    program: CString,
+    argv: Vec<CString>,
+    /// oshrun's environment with `-x` applied, without the `PMI_` variables set per PE.
+    env: Vec<CString>,
+    npes: u32,
+    tag_output: bool,
+    attr: PosixSpawnAttr,
+    devnull: File,
+}
+
+fn c_string(bytes: Vec<u8>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "contains NUL"))
+}
+
+const PER_PE_VARIABLES: [&str; 3] = ["PMI_FD", "PMI_RANK", "PMI_SIZE"];
+
+impl Launcher {
+    pub fn new(opts: &Options) -> io::Result<Launcher> {
+        let program = c_string(opts.program.clone().into_vec())?;
+        let argv = std::iter::once(&opts.program)
+            .chain(&opts.args)
+            .map(|a| c_string(a.clone().into_vec()))
+            .collect::<io::Result<_>>()?;
+
+        let overridden = |key: &OsString| {
+            PER_PE_VARIABLES.iter().any(|v| key == v) || opts.env.iter().any(|(k, _)| k == key)
+        };
+        let env = std::env::vars_os()
+            .filter(|(key, _)| !overridden(key))
+            .chain(opts.env.iter().cloned())
+            .map(|(key, value)| {
+                let mut entry = key.into_vec();
+                entry.push(b'=');
+                entry.extend(value.into_vec());
+                c_string(entry)
+            })
+            .collect::<io::Result<_>>()?;
+
+        let mut attr = PosixSpawnAttr::init()?;
+        attr.set_flags(
+            PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+        )?;
+        attr.set_sigmask(&SigSet::empty())?;
+        let mut defaults = SigSet::empty();
+        defaults.add(Signal::SIGPIPE);
+        attr.set_sigdefault(&defaults)?;
+
+        Ok(Launcher {
+            program,
+            argv,
+            env,
+            npes: opts.npes,
+            tag_output: opts.tag_output,
+            attr,
+            devnull: File::open("/dev/null")?,
+        })
+    }
+
+    /// Starts PE `rank`: stdin is oshrun's for PE 0 and `/dev/null` for the others; stdout and
+    /// stderr are oshrun's, or pipes with `--tag-output`.
+    pub fn spawn(&self, rank: usize) -> io::Result<Spawned> {
+        let (ours, theirs) = UnixStream::pair()?;
+        ours.set_write_timeout(Some(REPLY_TIMEOUT))?;
+        // Keep the PE's end off 0..=2, which the stdio set-up could overwrite (possible only if
+        // oshrun itself was started with one of them closed); the duplicate is >= 3.
+        let theirs = if theirs.as_raw_fd() <= 2 {
+            theirs.try_clone()?
+        } else {
+            theirs
+        };
+        fcntl(&theirs, FcntlArg::F_SETFD(FdFlag::empty()))?;
+
+        let mut actions = PosixSpawnFileActions::init()?;
+        if rank != 0 {
+            actions.add_dup2(self.devnull.as_raw_fd(), 0)?;
+        }
+        // Read ends for oshrun, write ends that must stay open until the spawn is done.
+        let mut pipes: Vec<(File, OwnedFd)> = Vec::new();
+        if self.tag_output {
+            for target in [1, 2] {
+                let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+                actions.add_dup2(write.as_raw_fd(), target)?;
+                pipes.push((File::from(read), write));
+            }
+        }
+
+        let mut env = self.env.clone();
+        env.push(c_string(
+            format!("PMI_FD={}", theirs.as_raw_fd()).into_bytes(),
+        )?);
+        env.push(c_string(format!("PMI_RANK={rank}").into_bytes())?);
+        env.push(c_string(format!("PMI_SIZE={}", self.npes).into_bytes())?);
+
+        let pid = posix_spawnp(&self.program, &actions, &self.attr, &self.argv, &env)?;
+        drop(theirs);
+        let mut reads = pipes.into_iter().map(|(read, _write)| read);
+        Ok(Spawned {
+            pid,
+            pmi: ours,
+            stdout: reads.next(),
+            stderr: reads.next(),
+        })
+    }
+}
+
+/// Reaps `pid` if it has ended; `Ok(None)` while it runs.
+pub fn try_wait(pid: Pid) -> io::Result<Option<Exit>> {
+    match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+        Ok(WaitStatus::Exited(_, code)) => Ok(Some(Exit::Code(code))),
+        Ok(WaitStatus::Signaled(_, signal, core)) => Ok(Some(Exit::Signal {
+            signo: signal as i32,
+            core,
+        })),
+        // StillAlive, or a stop/continue report (not asked for): still running.
+        Ok(_) | Err(Errno::EINTR) => Ok(None),
+        // nix reaped the child but could not turn its signal number into a `Signal`.
+        Err(Errno::EINVAL) => Ok(Some(Exit::UnnamedSignal)),
+        Err(e) => Err(e.into()),
+    }
+}
