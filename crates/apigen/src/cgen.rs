@@ -1,0 +1,217 @@
+//! Emits the C text: `src/api/longdouble.c`, the declarations and C11 generics that go into the
+//! headers after cbindgen's output, and `c-tests/generated/types.h`.
+
+use crate::families::FAMILIES;
+use crate::spec::{CSignature, Spec};
+use crate::{Func, GENERATED, profiling_name};
+use std::fmt::Write;
+
+/// The call that implements a `long double` routine with the 128-bit sized routine `via`.
+fn forward_body(f: &Func, prefix: &str) -> Result<String, String> {
+    let via = f
+        .family
+        .via128
+        .ok_or_else(|| format!("{}: family has no 128-bit routine", f.name()))?;
+    let target = if f.has_ctx() {
+        format!("{prefix}shmem_ctx_{via}")
+    } else {
+        format!("{prefix}shmem_{via}")
+    };
+    let ctx = if f.has_ctx() { "ctx, " } else { "" };
+    let names: Vec<&str> = f.sig.params.iter().map(|p| p.name.as_str()).collect();
+    Ok(match f.family.op {
+        "rma::p" => format!("    {target}({ctx}dest, &value, 1, pe);\n"),
+        "rma::g" => format!(
+            "    long double value;\n    {target}({ctx}&value, source, 1, pe);\n    return value;\n"
+        ),
+        _ => format!("    {target}({});\n", names.join(", ")),
+    })
+}
+
+/// The C name of the definition behind an exported `long double` routine (and its twin).
+pub fn c_impl_name(name: &str) -> String {
+    format!("rshmem_c_{name}")
+}
+
+/// `src/api/longdouble.c`.
+pub fn longdouble_c(funcs: &[&Func]) -> Result<String, String> {
+    let mut s = String::new();
+    writeln!(s, "/* {GENERATED} */").unwrap();
+    s.push_str(
+        "/*
+ * The `long double` RMA routines. Rust has no `long double`, so they are written in C. A `long
+ * double` is 16 bytes on the supported targets (x86_64: 80-bit extended in 16 bytes; aarch64: IEEE
+ * binary128), so each routine moves its elements with the 128-bit sized routine. They call the
+ * `pshmem_` names so that a profiling tool that intercepts `shmem_put128` does not also count the
+ * `long double` calls.
+ *
+ * A Rust cdylib exports only the symbols defined in Rust, so these definitions are hidden and have
+ * internal names (rshmem_c_<name>); the exported `shmem_` and `pshmem_` names are naked Rust
+ * functions in longdouble.rs that jump here. build.rs compiles this file. See docs/ABI.md.
+ */
+#include <pshmem.h>
+
+_Static_assert(sizeof(long double) == 16, \"the long double routines move 16-byte elements\");
+
+#define RSHMEM_INTERNAL __attribute__((visibility(\"hidden\")))
+",
+    );
+    for f in funcs {
+        let sig = &f.row.c_signature;
+        let def = sig.replacen(
+            &format!(" {}(", f.name()),
+            &format!(" {}(", c_impl_name(f.name())),
+            1,
+        );
+        if def == *sig {
+            return Err(format!("{}: cannot rename synopsis {sig:?}", f.name()));
+        }
+        write!(
+            s,
+            "\n/* `{}` and `{}`. */\nRSHMEM_INTERNAL {def}\n{{\n{}}}\n",
+            f.name(),
+            profiling_name(f.name()),
+            forward_body(f, "p")?
+        )
+        .unwrap();
+    }
+    Ok(s)
+}
+
+/// The declarations of the C-implemented routines, for shmem.h (`profiling` false) or pshmem.h.
+pub fn longdouble_decls(funcs: &[&Func], profiling: bool) -> String {
+    let mut s = String::new();
+    s.push_str("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    for f in funcs {
+        let sig = &f.row.c_signature;
+        if profiling {
+            writeln!(s, "/* Profiling twin of `{}`. */", f.name()).unwrap();
+            writeln!(
+                s,
+                "{};\n",
+                sig.replacen(
+                    &format!(" {}(", f.name()),
+                    &format!(" {}(", profiling_name(f.name())),
+                    1
+                )
+            )
+            .unwrap();
+        } else {
+            writeln!(
+                s,
+                "/* `{}` (OpenSHMEM 1.6, {}). */",
+                f.name(),
+                f.row.spec_file
+            )
+            .unwrap();
+            writeln!(s, "{sig};\n").unwrap();
+        }
+    }
+    s.push_str("#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n");
+    s
+}
+
+/// The C11 type-generic interfaces (`shmem_put`, ...) for the typed families that have one.
+pub fn generics(spec: &Spec) -> Result<String, String> {
+    let mut s = String::new();
+    s.push_str(
+        "/*
+ * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
+ * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
+ * of the first buffer argument. Only standard C types can be associations: int8_t and the other
+ * typedefs name one of them. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
+ * cannot be called: the program does not compile.
+ */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+
+#define RSHMEM_NO_GENERIC_MATCH 0
+#define RSHMEM_FIRST_ARG_(a, ...) a
+#define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
+",
+    );
+    for family in FAMILIES {
+        let Some(generic) = family.generic else {
+            continue;
+        };
+        let row = spec.row(generic, "generic")?;
+        let crate::families::Types::Table(table) = family.types else {
+            return Err(format!("{generic}: family is not typed"));
+        };
+        let [plain, ctx] = family.names else {
+            return Err(format!("{generic}: expected a plain and a ctx pattern"));
+        };
+        let mut assoc_plain = Vec::new();
+        let mut assoc_ctx = Vec::new();
+        for t in spec.table(table)? {
+            if t.c_type.ends_with("_t") {
+                continue; // a typedef of a standard type
+            }
+            for (pattern, out) in [(plain, &mut assoc_plain), (ctx, &mut assoc_ctx)] {
+                let name = pattern.replace("TYPENAME", &t.typename);
+                let sig = CSignature::parse(&spec.function(&name)?.c_signature)?;
+                let buf = sig
+                    .params
+                    .iter()
+                    .find(|p| p.ty.base != "shmem_ctx_t")
+                    .ok_or_else(|| format!("{name}: no buffer parameter"))?;
+                if buf.ty.pointers != 1 {
+                    return Err(format!("{name}: first buffer parameter is not a pointer"));
+                }
+                if buf.ty.is_const {
+                    out.push(format!("const {} *: {name}", t.c_type));
+                }
+                out.push(format!("{} *: {name}", t.c_type));
+            }
+        }
+        let indent = "            ";
+        let join = |v: &[String]| {
+            v.iter()
+                .map(|a| format!("{indent}{a},"))
+                .collect::<Vec<_>>()
+                .join(" \\\n")
+        };
+        write!(
+            s,
+            "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH), \\\n        default: _Generic((first), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)\n",
+            row.spec_file,
+            join(&assoc_ctx),
+            join(&assoc_plain),
+        )
+        .unwrap();
+    }
+    s.push_str("\n#endif /* C11 */\n");
+    Ok(s)
+}
+
+/// `c-tests/generated/types.h`: one X-macro per spec type table.
+pub fn types_h(spec: &Spec) -> String {
+    let mut s = String::new();
+    writeln!(
+        s,
+        "/* {} */",
+        GENERATED.replace("openshmem-c-api.tsv", "openshmem-type-tables.tsv")
+    )
+    .unwrap();
+    s.push_str(
+        "/*
+ * The spec's type tables as X-macros: RSHMEM_<TABLE>_TYPES(X) calls X(TYPE, TYPENAME) once per
+ * row, e.g. X(unsigned long long, ulonglong). Define X, expand the table, undefine X.
+ */
+#ifndef RSHMEM_C_TESTS_TYPES_H
+#define RSHMEM_C_TESTS_TYPES_H
+",
+    );
+    for (table, rows) in &spec.tables {
+        let macro_name = format!(
+            "RSHMEM_{}_TYPES",
+            table.trim_end_matches("types").to_uppercase()
+        );
+        write!(s, "\n#define {macro_name}(X)").unwrap();
+        for r in rows {
+            write!(s, " \\\n    X({}, {})", r.c_type, r.typename).unwrap();
+        }
+        s.push('\n');
+    }
+    s.push_str("\n#endif /* RSHMEM_C_TESTS_TYPES_H */\n");
+    s
+}

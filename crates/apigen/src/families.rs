@@ -1,0 +1,294 @@
+//! What the generator emits: one description per function family. A family names its C functions
+//! (patterns with `TYPENAME` or `SIZE`), the type table or sizes that expand them, the Rust module the
+//! shells go to, and the op in `src/ops/` that does the work. Signatures are not written here: they
+//! come from the spec's synopses in the vendored TSV.
+//!
+//! Only families whose op exists are listed: a shell is never a stub.
+
+/// How a family's name patterns expand.
+#[derive(Clone, Copy, Debug)]
+pub enum Types {
+    /// The names are used as they are.
+    Plain,
+    /// `TYPENAME` expands over a spec type table; the element type is the table's C type.
+    Table(&'static str),
+    /// `SIZE` expands over (name part, Rust element type of the `void *` buffers).
+    Sized(&'static [(&'static str, &'static str)]),
+}
+
+/// A family of C functions that share one op.
+#[derive(Clone, Copy, Debug)]
+pub struct Family {
+    /// The file under `src/api/` (without `.rs`).
+    pub module: &'static str,
+    /// Name patterns; each expansion must be a function of the c-api TSV.
+    pub names: &'static [&'static str],
+    pub types: Types,
+    /// The op, as `module::function` under `src/ops/`.
+    pub op: &'static str,
+    /// For typed families: the C11 generic (kind `generic` in the TSV) that selects among them.
+    pub generic: Option<&'static str>,
+    /// For typed families: the sized routine (`put128`, ...) that the `long double` forms forward to
+    /// in the generated C file (Rust has no `long double`).
+    pub via128: Option<&'static str>,
+}
+
+/// Sizes of `shmem_putSIZE`, `shmem_getSIZE` and their non-blocking forms (`mem` counts bytes).
+pub const SIZES_MEM: &[(&str, &str)] = &[
+    ("8", "u8"),
+    ("16", "u16"),
+    ("32", "u32"),
+    ("64", "u64"),
+    ("128", "Bits128"),
+    ("mem", "u8"),
+];
+/// Sizes of the strided routines (there is no `iputmem`).
+pub const SIZES: &[(&str, &str)] = &[
+    ("8", "u8"),
+    ("16", "u16"),
+    ("32", "u32"),
+    ("64", "u64"),
+    ("128", "Bits128"),
+];
+
+const fn plain(module: &'static str, names: &'static [&'static str], op: &'static str) -> Family {
+    Family {
+        module,
+        names,
+        types: Types::Plain,
+        op,
+        generic: None,
+        via128: None,
+    }
+}
+
+const fn typed(
+    module: &'static str,
+    names: &'static [&'static str],
+    op: &'static str,
+    generic: &'static str,
+    via128: &'static str,
+) -> Family {
+    Family {
+        module,
+        names,
+        types: Types::Table("stdrmatypes"),
+        op,
+        generic: Some(generic),
+        via128: Some(via128),
+    }
+}
+
+const fn sized(
+    module: &'static str,
+    names: &'static [&'static str],
+    sizes: &'static [(&'static str, &'static str)],
+    op: &'static str,
+) -> Family {
+    Family {
+        module,
+        names,
+        types: Types::Sized(sizes),
+        op,
+        generic: None,
+        via128: None,
+    }
+}
+
+/// Every emitted family, in output order.
+pub const FAMILIES: &[Family] = &[
+    // Library setup, exit and query, thread support (§9.1, §9.2).
+    plain("setup", &["shmem_init"], "setup::init"),
+    plain("setup", &["shmem_init_thread"], "setup::init_thread"),
+    plain("setup", &["shmem_query_thread"], "setup::query_thread"),
+    plain(
+        "setup",
+        &["shmem_query_initialized"],
+        "setup::query_initialized",
+    ),
+    plain("setup", &["shmem_finalize"], "setup::finalize"),
+    plain("setup", &["shmem_global_exit"], "setup::global_exit"),
+    plain("setup", &["shmem_my_pe", "_my_pe"], "setup::my_pe"),
+    plain("setup", &["shmem_n_pes", "_num_pes"], "setup::n_pes"),
+    plain("setup", &["shmem_pe_accessible"], "setup::pe_accessible"),
+    plain(
+        "setup",
+        &["shmem_addr_accessible"],
+        "setup::addr_accessible",
+    ),
+    plain("setup", &["shmem_ptr"], "setup::ptr"),
+    plain(
+        "setup",
+        &["shmem_info_get_version"],
+        "setup::info_get_version",
+    ),
+    plain("setup", &["shmem_info_get_name"], "setup::info_get_name"),
+    plain("setup", &["start_pes"], "setup::start_pes"),
+    // Symmetric heap (§9.3).
+    plain("memory", &["shmem_malloc", "shmalloc"], "memory::malloc"),
+    plain("memory", &["shmem_calloc"], "memory::calloc"),
+    plain("memory", &["shmem_align", "shmemalign"], "memory::align"),
+    plain("memory", &["shmem_realloc", "shrealloc"], "memory::realloc"),
+    plain(
+        "memory",
+        &["shmem_malloc_with_hints"],
+        "memory::malloc_with_hints",
+    ),
+    plain("memory", &["shmem_free", "shfree"], "memory::free"),
+    // Remote memory access.
+    typed(
+        "rma",
+        &["shmem_TYPENAME_put", "shmem_ctx_TYPENAME_put"],
+        "rma::put",
+        "shmem_put",
+        "put128",
+    ),
+    sized(
+        "rma",
+        &["shmem_putSIZE", "shmem_ctx_putSIZE"],
+        SIZES_MEM,
+        "rma::put",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_p", "shmem_ctx_TYPENAME_p"],
+        "rma::p",
+        "shmem_p",
+        "put128",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_iput", "shmem_ctx_TYPENAME_iput"],
+        "rma::iput",
+        "shmem_iput",
+        "iput128",
+    ),
+    sized(
+        "rma",
+        &["shmem_iputSIZE", "shmem_ctx_iputSIZE"],
+        SIZES,
+        "rma::iput",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_ibput", "shmem_ctx_TYPENAME_ibput"],
+        "rma::ibput",
+        "shmem_ibput",
+        "ibput128",
+    ),
+    sized(
+        "rma",
+        &["shmem_ibputSIZE", "shmem_ctx_ibputSIZE"],
+        SIZES,
+        "rma::ibput",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_get", "shmem_ctx_TYPENAME_get"],
+        "rma::get",
+        "shmem_get",
+        "get128",
+    ),
+    sized(
+        "rma",
+        &["shmem_getSIZE", "shmem_ctx_getSIZE"],
+        SIZES_MEM,
+        "rma::get",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_g", "shmem_ctx_TYPENAME_g"],
+        "rma::g",
+        "shmem_g",
+        "get128",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_iget", "shmem_ctx_TYPENAME_iget"],
+        "rma::iget",
+        "shmem_iget",
+        "iget128",
+    ),
+    sized(
+        "rma",
+        &["shmem_igetSIZE", "shmem_ctx_igetSIZE"],
+        SIZES,
+        "rma::iget",
+    ),
+    typed(
+        "rma",
+        &["shmem_TYPENAME_ibget", "shmem_ctx_TYPENAME_ibget"],
+        "rma::ibget",
+        "shmem_ibget",
+        "ibget128",
+    ),
+    sized(
+        "rma",
+        &["shmem_ibgetSIZE", "shmem_ctx_ibgetSIZE"],
+        SIZES,
+        "rma::ibget",
+    ),
+    // Non-blocking remote memory access.
+    typed(
+        "rma_nbi",
+        &["shmem_TYPENAME_put_nbi", "shmem_ctx_TYPENAME_put_nbi"],
+        "rma::put_nbi",
+        "shmem_put_nbi",
+        "put128_nbi",
+    ),
+    sized(
+        "rma_nbi",
+        &["shmem_putSIZE_nbi", "shmem_ctx_putSIZE_nbi"],
+        SIZES_MEM,
+        "rma::put_nbi",
+    ),
+    typed(
+        "rma_nbi",
+        &["shmem_TYPENAME_get_nbi", "shmem_ctx_TYPENAME_get_nbi"],
+        "rma::get_nbi",
+        "shmem_get_nbi",
+        "get128_nbi",
+    ),
+    sized(
+        "rma_nbi",
+        &["shmem_getSIZE_nbi", "shmem_ctx_getSIZE_nbi"],
+        SIZES_MEM,
+        "rma::get_nbi",
+    ),
+    // Memory ordering (§9.11).
+    plain("order", &["shmem_fence", "shmem_ctx_fence"], "order::fence"),
+    plain("order", &["shmem_quiet", "shmem_ctx_quiet"], "order::quiet"),
+    plain(
+        "order",
+        &["shmem_pe_quiet", "shmem_ctx_pe_quiet"],
+        "order::pe_quiet",
+    ),
+    // Whole-world synchronization (§9.9).
+    plain("sync", &["shmem_barrier_all"], "sync::barrier_all"),
+    plain("sync", &["shmem_sync_all"], "sync::sync_all"),
+];
+
+/// The one-line `//!` doc of each generated module, in `mod.rs` order.
+pub const MODULES: &[(&str, &str)] = &[
+    (
+        "setup",
+        "Library setup, exit and query routines, thread support (OpenSHMEM 1.6 §9.1, §9.2).",
+    ),
+    ("memory", "Symmetric heap management (OpenSHMEM 1.6 §9.3)."),
+    (
+        "rma",
+        "Remote memory access: put, get, p, g, strided and block-strided forms (OpenSHMEM 1.6).",
+    ),
+    (
+        "rma_nbi",
+        "Non-blocking remote memory access: put_nbi, get_nbi (OpenSHMEM 1.6).",
+    ),
+    (
+        "order",
+        "Memory ordering: fence, quiet, pe_quiet (OpenSHMEM 1.6 §9.11).",
+    ),
+    (
+        "sync",
+        "Whole-world synchronization: barrier_all, sync_all (OpenSHMEM 1.6 §9.9.1, §9.9.2).",
+    ),
+];

@@ -1,0 +1,282 @@
+//! Emits the Rust shells: one `#[unsafe(no_mangle)] pub unsafe extern "C" fn` per C function, whose
+//! body calls the op with the C name and the C arguments, followed by its `pshmem_` twin.
+
+use crate::families::MODULES;
+use crate::ops::{self, Op};
+use crate::spec::CType;
+use crate::{Func, GENERATED, profiling_name, rust_base};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Names a module imports, collected while emitting.
+#[derive(Default)]
+struct Uses {
+    ffi: BTreeSet<&'static str>,
+    handle: BTreeSet<&'static str>,
+    ops: BTreeSet<String>,
+    bits128: bool,
+}
+
+impl Uses {
+    fn note(&mut self, rust: &'static str) {
+        match rust {
+            "shmem_ctx_t" | "shmem_team_t" | "SHMEM_CTX_DEFAULT" => {
+                self.handle.insert(rust);
+            }
+            "Bits128" => self.bits128 = true,
+            r if r.starts_with("c_") => {
+                self.ffi.insert(r);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn rust_type(ty: &CType, uses: &mut Uses, what: &str) -> Result<String, String> {
+    let base = rust_base(&ty.base)
+        .ok_or_else(|| format!("{what}: no Rust type for C type {:?}", ty.to_c()))?;
+    if ty.is_void() {
+        return Ok("()".into());
+    }
+    uses.note(base);
+    match ty.pointers {
+        0 => Ok(base.into()),
+        1 if ty.is_const => Ok(format!("*const {base}")),
+        1 => Ok(format!("*mut {base}")),
+        _ => Err(format!(
+            "{what}: pointer depth {} not supported",
+            ty.pointers
+        )),
+    }
+}
+
+fn doc_line(f: &Func) -> String {
+    let mut doc = format!("`{}` (OpenSHMEM 1.6, {}).", f.name(), f.row.spec_file);
+    if f.row.status == "deprecated" {
+        doc.push_str(&format!(" Deprecated since {}", f.row.deprecated_since));
+        if let Some(by) = f.row.notes.strip_prefix("replaced by ") {
+            let by = by.split(';').next().unwrap_or(by).trim();
+            doc.push_str(&format!("; replaced by `{by}`"));
+        }
+        doc.push('.');
+    }
+    doc
+}
+
+/// The shell of one function, and its twin.
+fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<String, String> {
+    let name = f.name();
+    let mut params = Vec::new();
+    for p in &f.sig.params {
+        params.push(format!("{}: {}", p.name, rust_type(&p.ty, uses, name)?));
+    }
+    let ret = match rust_type(&f.sig.ret, uses, name)?.as_str() {
+        "()" => String::new(),
+        r => format!(" -> {r}"),
+    };
+
+    // Arguments of the op: `ctx` defaults to SHMEM_CTX_DEFAULT; the others match the C names.
+    let mut args = vec![format!("{name:?}")];
+    let mut used = BTreeSet::new();
+    for (pname, ptype) in &op.params {
+        let c = f.sig.params.iter().find(|p| &p.name == pname);
+        match c {
+            None if pname == "ctx" => {
+                uses.note("SHMEM_CTX_DEFAULT");
+                args.push("SHMEM_CTX_DEFAULT".into());
+            }
+            None => {
+                return Err(format!(
+                    "{name}: op {} takes `{pname}`, which the C synopsis lacks",
+                    op.path
+                ));
+            }
+            Some(p) => {
+                used.insert(p.name.as_str());
+                let generic = ptype.ends_with(" T") || ptype == "T";
+                if generic && p.ty.base == "void" && p.ty.pointers == 1 {
+                    let elem = f
+                        .elem
+                        .as_deref()
+                        .ok_or_else(|| format!("{name}: `void *{pname}` needs an element type"))?;
+                    if elem == "Bits128" {
+                        uses.note("Bits128");
+                    }
+                    args.push(format!("{pname}.cast::<{elem}>()"));
+                } else {
+                    args.push(pname.clone());
+                }
+            }
+        }
+    }
+    for p in &f.sig.params {
+        if !used.contains(p.name.as_str()) {
+            return Err(format!(
+                "{name}: C parameter `{}` is not passed to op {}",
+                p.name, op.path
+            ));
+        }
+    }
+    let short_op = op.path.as_str();
+    uses.ops
+        .insert(short_op.split("::").next().unwrap_or_default().to_string());
+    let call = format!("{short_op}({})", args.join(", "));
+    let body = if op.is_unsafe {
+        format!(
+            "    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.\n    unsafe {{ {call} }}\n"
+        )
+    } else {
+        format!("    {call}\n")
+    };
+
+    let mut s = String::new();
+    let params = params.join(", ");
+    writeln!(s, "/// {}", doc_line(f)).unwrap();
+    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
+    writeln!(
+        s,
+        "pub unsafe extern \"C\" fn {name}({params}){ret} {{\n{body}}}\n"
+    )
+    .unwrap();
+    writeln!(s, "/// Profiling twin of [`{name}`].").unwrap();
+    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
+    writeln!(
+        s,
+        "pub unsafe extern \"C\" fn {}({params}){ret} {{\n{body}}}\n",
+        profiling_name(name)
+    )
+    .unwrap();
+    Ok(s)
+}
+
+/// The text of `src/api/<module>.rs`.
+pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<String, String> {
+    let doc = MODULES
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map(|(_, d)| *d)
+        .unwrap_or_default();
+    let mut uses = Uses::default();
+    let mut body = String::new();
+    for f in funcs {
+        let op = ops::find(ops_dir, f.family.op)?;
+        body.push_str(&function(f, &op, &mut uses)?);
+    }
+    let mut s = String::new();
+    writeln!(s, "// {GENERATED}").unwrap();
+    writeln!(s, "//! {doc}").unwrap();
+    writeln!(s, "//!").unwrap();
+    writeln!(s, "//! Each C function forwards its arguments, with its own name for error messages, to the op in").unwrap();
+    writeln!(
+        s,
+        "//! `crate::ops`; its `pshmem_` profiling twin follows it with the same body."
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]\n"
+    )
+    .unwrap();
+    let mut ops_items: Vec<String> = uses.ops.iter().cloned().collect();
+    if uses.bits128 {
+        ops_items.push("Bits128".into());
+    }
+    if !ops_items.is_empty() {
+        writeln!(s, "use crate::ops::{{{}}};", ops_items.join(", ")).unwrap();
+    }
+    if !uses.handle.is_empty() {
+        let h: Vec<&str> = uses.handle.iter().copied().collect();
+        writeln!(s, "use crate::runtime::handle::{{{}}};", h.join(", ")).unwrap();
+    }
+    if !uses.ffi.is_empty() {
+        let f: Vec<&str> = uses.ffi.iter().copied().collect();
+        writeln!(s, "use std::ffi::{{{}}};", f.join(", ")).unwrap();
+    }
+    s.push('\n');
+    s.push_str(&body);
+    Ok(s)
+}
+
+/// The text of `src/api/mod.rs`.
+pub fn mod_rs() -> String {
+    let mut s = String::new();
+    writeln!(s, "// {GENERATED}").unwrap();
+    writeln!(s, "//! The C API: one-line `extern \"C\"` shells generated by `crates/apigen`, one module per spec").unwrap();
+    writeln!(s, "//! chapter, each routine followed by its `pshmem_` twin. The `long double` routines are in").unwrap();
+    writeln!(
+        s,
+        "//! `longdouble.c` (Rust has no `long double`); the constants and types in `constants` are"
+    )
+    .unwrap();
+    writeln!(s, "//! written by hand. See docs/ABI.md.\n").unwrap();
+    writeln!(s, "pub mod constants;").unwrap();
+    for (m, _) in MODULES {
+        writeln!(s, "pub mod {m};").unwrap();
+    }
+    writeln!(s, "pub mod longdouble;").unwrap();
+    s
+}
+
+/// The text of `src/api/longdouble.rs`: for each routine written in C, the exported name and its
+/// twin as naked functions that jump to the C definition (registers and stack untouched, so the
+/// C definition receives the caller's arguments and returns to the caller).
+pub fn longdouble_module(funcs: &[&Func]) -> String {
+    let mut s = String::new();
+    writeln!(s, "// {GENERATED}").unwrap();
+    s.push_str(
+        "//! The `long double` routines. Rust has no `long double`; they are defined in C (`longdouble.c`,
+//! compiled by build.rs) under internal names. A cdylib exports only symbols defined in Rust, so
+//! each exported name is a naked function here whose one instruction jumps to the C definition: the
+//! arguments and the return address stay as the caller set them. Declared in shmem.h/pshmem.h by
+//! `crates/apigen` (cbindgen cannot write `long double`).
+#![allow(clippy::missing_safety_doc)]
+
+#[cfg(not(any(target_arch = \"x86_64\", target_arch = \"aarch64\")))]
+compile_error!(\"the long double trampolines are written for x86_64 and aarch64\");
+
+/// A tail jump to `$target`.
+#[cfg(target_arch = \"x86_64\")]
+macro_rules! jump {
+    ($target:ident) => {
+        core::arch::naked_asm!(\"jmp {}\", sym $target)
+    };
+}
+/// A tail jump to `$target`.
+#[cfg(target_arch = \"aarch64\")]
+macro_rules! jump {
+    ($target:ident) => {
+        core::arch::naked_asm!(\"b {}\", sym $target)
+    };
+}
+
+// The C definitions; their real signatures are in shmem.h (a jump does not need them).
+unsafe extern \"C\" {
+",
+    );
+    for f in funcs {
+        writeln!(s, "    fn {}();", crate::cgen::c_impl_name(f.name())).unwrap();
+    }
+    s.push_str("}\n");
+    for f in funcs {
+        let target = crate::cgen::c_impl_name(f.name());
+        for (name, doc) in [
+            (f.name().to_string(), doc_line(f)),
+            (
+                profiling_name(f.name()),
+                format!("Profiling twin of [`{}`].", f.name()),
+            ),
+        ] {
+            let sig =
+                f.row
+                    .c_signature
+                    .replacen(&format!(" {}(", f.name()), &format!(" {name}("), 1);
+            writeln!(
+                s,
+                "\n/// {doc}\n///\n/// C signature: `{sig}`.\n#[unsafe(naked)]\n#[unsafe(no_mangle)]\npub unsafe extern \"C\" fn {name}() {{\n    jump!({target})\n}}"
+            )
+            .unwrap();
+        }
+    }
+    s
+}

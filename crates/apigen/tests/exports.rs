@@ -1,0 +1,136 @@
+//! Every function and data symbol that include/shmem.h and include/pshmem.h declare is exported by
+//! the built library, and the library exports nothing that they do not declare.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The names a header declares: functions and `extern` data. Comments, preprocessor lines (with
+/// their continuations: the C11 generics are macros) and bodies in braces are skipped; each
+/// remaining statement that is not a typedef declares the identifier before its `(`, or its last
+/// identifier.
+fn declared(header: &str) -> BTreeSet<String> {
+    let mut text = String::new();
+    let mut rest = header;
+    while let Some(start) = rest.find("/*") {
+        text.push_str(&rest[..start]);
+        let end = rest[start..].find("*/").expect("unclosed comment") + start + 2;
+        rest = &rest[end..];
+    }
+    text.push_str(rest);
+
+    let mut code = String::new();
+    let mut continued = false;
+    for line in text.lines() {
+        let is_directive = continued || line.trim_start().starts_with('#');
+        continued = is_directive && line.ends_with('\\');
+        if !is_directive && line.trim() != "extern \"C\" {" {
+            code.push_str(line);
+            code.push('\n');
+        }
+    }
+
+    let mut top_level = String::new();
+    let mut depth = 0usize;
+    for c in code.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => top_level.push(c),
+            _ => {}
+        }
+    }
+
+    let ident_before = |s: &str| -> String {
+        let s = s.trim_end();
+        let start = s
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        s[start..].to_string()
+    };
+    top_level
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && !s.starts_with("typedef"))
+        .map(|s| match s.find('(') {
+            Some(open) => ident_before(&s[..open]),
+            None => ident_before(s),
+        })
+        .inspect(|name| assert!(!name.is_empty(), "unparsed declaration in header"))
+        .collect()
+}
+
+fn library() -> PathBuf {
+    // target/<profile>/deps/exports-<hash> -> target/<profile>
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo.current_dir(root()).args(["build", "-p", "rshmem"]);
+    if release {
+        cargo.arg("--release");
+    }
+    let status = cargo.status().expect("cannot run cargo build -p rshmem");
+    assert!(status.success(), "cargo build -p rshmem failed");
+    let lib = profile_dir.join("librshmem.so");
+    assert!(lib.exists(), "{} not built", lib.display());
+    lib
+}
+
+fn exported(lib: &Path) -> BTreeSet<String> {
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(lib)
+        .output()
+        .expect("cannot run nm");
+    assert!(out.status.success(), "nm failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .map(|s| s.split('@').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn header_parser_reads_functions_data_and_skips_the_rest() {
+    let h = "/* c */\n#define A(x) \\\n  f(x);\ntypedef struct { int n; } t;\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
+             extern const t X;\nvoid *g(size_t n);\nlong double h(const long double *s, int pe);\n#ifdef __cplusplus\n}\n#endif\n";
+    let names: Vec<String> = declared(h).into_iter().collect();
+    assert_eq!(names, ["X", "g", "h"]);
+}
+
+#[test]
+fn headers_and_library_agree() {
+    let root = root();
+    let mut decl = BTreeSet::new();
+    for h in ["include/shmem.h", "include/pshmem.h"] {
+        let text = std::fs::read_to_string(root.join(h)).unwrap();
+        let names = declared(&text);
+        assert!(names.len() > 500, "{h}: only {} declarations", names.len());
+        for n in names {
+            assert!(decl.insert(n.clone()), "{n} declared twice");
+        }
+    }
+    let syms = exported(&library());
+    let missing: Vec<&String> = decl.difference(&syms).collect();
+    let undeclared: Vec<&String> = syms.difference(&decl).collect();
+    assert!(missing.is_empty(), "declared but not exported: {missing:?}");
+    assert!(
+        undeclared.is_empty(),
+        "exported but not declared: {undeclared:?}"
+    );
+    for n in decl
+        .iter()
+        .filter(|n| !n.starts_with('p') && n.as_str() != "SHMEM_CTX_DEFAULT")
+    {
+        assert!(decl.contains(&format!("p{n}")), "{n} has no pshmem twin");
+    }
+}
