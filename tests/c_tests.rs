@@ -16,6 +16,7 @@
 //! // expect-fail: substring    the job must exit non-zero (not by timeout) with substring in stderr
 //! // expect-exit: 7            the job must exit with exactly this code
 //! // expect-stderr: substring  stderr must contain substring (repeatable; with any expectation)
+//! // expect-stdout: substring  stdout must contain substring (repeatable; with any expectation)
 //! ```
 //!
 //! Any other comment line is prose, except that a line of the form `// lowercase-word: ...` with an
@@ -74,6 +75,7 @@ struct Directives {
     cflags: Vec<String>,
     expect: Expect,
     expect_stderr: Vec<String>,
+    expect_stdout: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -93,6 +95,7 @@ impl Default for Directives {
             cflags: Vec::new(),
             expect: Expect::Success,
             expect_stderr: Vec::new(),
+            expect_stdout: Vec::new(),
         }
     }
 }
@@ -171,6 +174,12 @@ fn parse_directives(source: &str) -> Result<Directives, String> {
                     return Err(at("`expect-stderr:` wants a substring".into()));
                 }
                 d.expect_stderr.push(value.to_string());
+            }
+            "expect-stdout" => {
+                if value.is_empty() {
+                    return Err(at("`expect-stdout:` wants a substring".into()));
+                }
+                d.expect_stdout.push(value.to_string());
             }
             other => return Err(at(format!("unknown directive `{other}:`"))),
         }
@@ -408,6 +417,11 @@ fn judge(d: &Directives, run: &JobRun) -> Result<(), String> {
     for want in &d.expect_stderr {
         if !run.stderr.contains(want.as_str()) {
             return Err(format!("stderr does not contain `{want}`"));
+        }
+    }
+    for want in &d.expect_stdout {
+        if !run.stdout.contains(want.as_str()) {
+            return Err(format!("stdout does not contain `{want}`"));
         }
     }
     Ok(())

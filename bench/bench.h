@@ -1,0 +1,120 @@
+/* bench.h: timing and statistics helpers shared by the bench programs (header only).
+ *
+ * Every figure is measured as a series of timed batches. A batch repeats one operation `k` times,
+ * where `k` is calibrated once per (figure, size) so that a batch lasts about `target_ns`; the
+ * per-operation time of each batch is one sample. Reported: median, p10 and p90 of the samples.
+ *
+ * Output, one line per (figure, size), tab separated, read by bench/compare:
+ *     figure  size  unit  median  p10  p90
+ * unit is "us" (time per operation, lower is better), "MB/s" or "Mmsg/s" (higher is better).
+ * For rate units p10/p90 are the 10th/90th percentiles of the rate (p10 the slower end).
+ *
+ * Options common to all programs: -q (quick: fewer sizes, fewer and shorter batches).
+ */
+#ifndef RSHMEM_BENCH_H
+#define RSHMEM_BENCH_H
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BENCH_MAX_SAMPLES 256
+
+struct bench_cfg {
+    int quick;
+    int batches;        /* samples per figure and size */
+    double target_ns;   /* desired duration of one batch */
+    size_t max_size;    /* largest message size */
+    int size_step;      /* multiply the size by this between points */
+};
+
+static inline double bench_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline struct bench_cfg bench_parse(int argc, char **argv) {
+    struct bench_cfg c;
+    c.quick = 0;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-q") == 0) c.quick = 1;
+    c.batches = c.quick ? 15 : 41;
+    c.target_ns = c.quick ? 200e3 : 1000e3;
+    c.max_size = (size_t)4 << 20;
+    c.size_step = c.quick ? 4 : 2;
+    return c;
+}
+
+static int bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static inline double bench_pct(const double *sorted, int n, double p) {
+    int i = (int)(p * (n - 1) + 0.5);
+    if (i < 0) i = 0;
+    if (i >= n) i = n - 1;
+    return sorted[i];
+}
+
+/* Print one result line from per-operation times in ns. If `rate_scale` > 0 the values are turned
+ * into rates: rate = rate_scale / time_ns (e.g. bytes*1e3 / ns = MB/s). */
+static inline void bench_report(const char *figure, size_t size, const char *unit, double *ns,
+                                int n, double rate_scale) {
+    qsort(ns, (size_t)n, sizeof(double), bench_cmp_double);
+    double med = bench_pct(ns, n, 0.5), p10 = bench_pct(ns, n, 0.1), p90 = bench_pct(ns, n, 0.9);
+    if (rate_scale > 0) {
+        /* slowest time = lowest rate: p10 of the rate is the p90 of the time */
+        double r_med = rate_scale / med, r_p10 = rate_scale / p90, r_p90 = rate_scale / p10;
+        printf("%s\t%zu\t%s\t%.4f\t%.4f\t%.4f\n", figure, size, unit, r_med, r_p10, r_p90);
+    } else {
+        printf("%s\t%zu\t%s\t%.4f\t%.4f\t%.4f\n", figure, size, unit, med / 1e3, p10 / 1e3,
+               p90 / 1e3);
+    }
+    fflush(stdout);
+}
+
+/* The next message size after `sz`; the largest size is always included. */
+static inline size_t bench_next_size(const struct bench_cfg *c, size_t sz) {
+    size_t n = sz * (size_t)c->size_step;
+    if (n > c->max_size && sz < c->max_size) n = c->max_size;
+    return n;
+}
+
+/* Calibrate how many repetitions of `op` make one batch last about target_ns. `op(arg)` runs the
+ * operation once. Runs a warm-up too. */
+typedef void (*bench_op)(void *arg);
+
+static inline long bench_calibrate(bench_op op, void *arg, double target_ns) {
+    for (int i = 0; i < 3; i++) op(arg); /* warm-up: page faults, connections, caches */
+    long k = 1;
+    for (;;) {
+        double t0 = bench_now_ns();
+        for (long i = 0; i < k; i++) op(arg);
+        double dt = bench_now_ns() - t0;
+        if (dt >= target_ns / 4 || k >= (1L << 24)) {
+            long want = (long)((double)k * target_ns / (dt > 1 ? dt : 1));
+            if (want < 1) want = 1;
+            if (want > (1L << 24)) want = 1L << 24;
+            return want;
+        }
+        k *= 4;
+    }
+}
+
+/* Measure `op` alone on this PE: fills ns[] with per-op times of `batches` batches. */
+static inline void bench_measure(bench_op op, void *arg, const struct bench_cfg *c, double *ns) {
+    long k = bench_calibrate(op, arg, c->target_ns);
+    for (int b = 0; b < c->batches; b++) {
+        double t0 = bench_now_ns();
+        for (long i = 0; i < k; i++) op(arg);
+        ns[b] = (bench_now_ns() - t0) / (double)k;
+    }
+}
+
+#endif
