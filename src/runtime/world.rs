@@ -277,6 +277,8 @@ fn build(call: &'static str) -> World {
             mappings.push(d);
         }
     }
+    // Every PE is on this node (checked above).
+    super::wait::configure(npes);
     // Everyone holds a mapping of everyone's segments: the names can go.
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     Segment::unlink(&heap_name);
