@@ -206,6 +206,38 @@ void pshmem_ctx_char_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_double_atomic_fetch`].
+ */
+double pshmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_double_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                        double *fetch,
+                                        const double *source,
+                                        int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_double_atomic_set`].
+ */
+void pshmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_double_atomic_swap`].
+ */
+double pshmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_double_atomic_swap_nbi`].
+ */
+void pshmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx,
+                                       double *fetch,
+                                       double *dest,
+                                       double value,
+                                       int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_double_g`].
  */
 double pshmem_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe);
@@ -301,6 +333,35 @@ void pshmem_ctx_double_put_nbi(shmem_ctx_t ctx,
  * Profiling twin of [`shmem_ctx_fence`].
  */
 void pshmem_ctx_fence(shmem_ctx_t ctx);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_atomic_fetch`].
+ */
+float pshmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_atomic_set`].
+ */
+void pshmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_atomic_swap`].
+ */
+float pshmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_atomic_swap_nbi`].
+ */
+void pshmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      float *fetch,
+                                      float *dest,
+                                      float value,
+                                      int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_float_g`].
@@ -714,6 +775,148 @@ void pshmem_ctx_int16_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_int32_atomic_add`].
+ */
+void pshmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_and`].
+ */
+void pshmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_compare_swap`].
+ */
+int32_t pshmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx,
+                                             int32_t *dest,
+                                             int32_t cond,
+                                             int32_t value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                              int32_t *fetch,
+                                              int32_t *dest,
+                                              int32_t cond,
+                                              int32_t value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_add`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                           int32_t *fetch,
+                                           int32_t *dest,
+                                           int32_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_and`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                           int32_t *fetch,
+                                           int32_t *dest,
+                                           int32_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_inc`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       int32_t *fetch,
+                                       const int32_t *source,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_or`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                          int32_t *fetch,
+                                          int32_t *dest,
+                                          int32_t value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_xor`].
+ */
+int32_t pshmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                           int32_t *fetch,
+                                           int32_t *dest,
+                                           int32_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_inc`].
+ */
+void pshmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_or`].
+ */
+void pshmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_set`].
+ */
+void pshmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_swap`].
+ */
+int32_t pshmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_swap_nbi`].
+ */
+void pshmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      int32_t *fetch,
+                                      int32_t *dest,
+                                      int32_t value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_atomic_xor`].
+ */
+void pshmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_int32_g`].
  */
 int32_t pshmem_ctx_int32_g(shmem_ctx_t ctx, const int32_t *source, int pe);
@@ -804,6 +1007,148 @@ void pshmem_ctx_int32_put_nbi(shmem_ctx_t ctx,
                               const int32_t *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_add`].
+ */
+void pshmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_and`].
+ */
+void pshmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_compare_swap`].
+ */
+int64_t pshmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx,
+                                             int64_t *dest,
+                                             int64_t cond,
+                                             int64_t value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                              int64_t *fetch,
+                                              int64_t *dest,
+                                              int64_t cond,
+                                              int64_t value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_add`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                           int64_t *fetch,
+                                           int64_t *dest,
+                                           int64_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_and`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                           int64_t *fetch,
+                                           int64_t *dest,
+                                           int64_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_inc`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       int64_t *fetch,
+                                       const int64_t *source,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_or`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                          int64_t *fetch,
+                                          int64_t *dest,
+                                          int64_t value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_xor`].
+ */
+int64_t pshmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                           int64_t *fetch,
+                                           int64_t *dest,
+                                           int64_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_inc`].
+ */
+void pshmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_or`].
+ */
+void pshmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_set`].
+ */
+void pshmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_swap`].
+ */
+int64_t pshmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_swap_nbi`].
+ */
+void pshmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      int64_t *fetch,
+                                      int64_t *dest,
+                                      int64_t value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_atomic_xor`].
+ */
+void pshmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_int64_g`].
@@ -990,6 +1335,76 @@ void pshmem_ctx_int8_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_int_atomic_add`].
+ */
+void pshmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_compare_swap`].
+ */
+int pshmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                            int *fetch,
+                                            int *dest,
+                                            int cond,
+                                            int value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch`].
+ */
+int pshmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch_add`].
+ */
+int pshmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch_inc`].
+ */
+int pshmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_inc`].
+ */
+void pshmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_set`].
+ */
+void pshmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_swap`].
+ */
+int pshmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_atomic_swap_nbi`].
+ */
+void pshmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_int_g`].
  */
 int pshmem_ctx_int_g(shmem_ctx_t ctx, const int *source, int pe);
@@ -1121,6 +1536,84 @@ void pshmem_ctx_iput8(shmem_ctx_t ctx,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_long_atomic_add`].
+ */
+void pshmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_compare_swap`].
+ */
+long pshmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx,
+                                         long *dest,
+                                         long cond,
+                                         long value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             long *fetch,
+                                             long *dest,
+                                             long cond,
+                                             long value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch`].
+ */
+long pshmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch_add`].
+ */
+long pshmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          long *fetch,
+                                          long *dest,
+                                          long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch_inc`].
+ */
+long pshmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_inc`].
+ */
+void pshmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_set`].
+ */
+void pshmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_swap`].
+ */
+long pshmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_atomic_swap_nbi`].
+ */
+void pshmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_long_g`].
  */
 long pshmem_ctx_long_g(shmem_ctx_t ctx, const long *source, int pe);
@@ -1203,6 +1696,100 @@ void pshmem_ctx_long_put_nbi(shmem_ctx_t ctx,
                              const long *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_add`].
+ */
+void pshmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_compare_swap`].
+ */
+long long pshmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                  long long *dest,
+                                                  long long cond,
+                                                  long long value,
+                                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                                 long long *fetch,
+                                                 long long *dest,
+                                                 long long cond,
+                                                 long long value,
+                                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch`].
+ */
+long long pshmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch_add`].
+ */
+long long pshmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx,
+                                               long long *dest,
+                                               long long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                              long long *fetch,
+                                              long long *dest,
+                                              long long value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch_inc`].
+ */
+long long pshmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                              long long *fetch,
+                                              long long *dest,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                          long long *fetch,
+                                          const long long *source,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_inc`].
+ */
+void pshmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_set`].
+ */
+void pshmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_swap`].
+ */
+long long pshmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx,
+                                          long long *dest,
+                                          long long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_atomic_swap_nbi`].
+ */
+void pshmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                         long long *fetch,
+                                         long long *dest,
+                                         long long value,
+                                         int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_longlong_g`].
@@ -1300,6 +1887,97 @@ void pshmem_ctx_longlong_put_nbi(shmem_ctx_t ctx,
  * Profiling twin of [`shmem_ctx_pe_quiet`].
  */
 void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_add`].
+ */
+void pshmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_compare_swap`].
+ */
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx,
+                                                 ptrdiff_t *dest,
+                                                 ptrdiff_t cond,
+                                                 ptrdiff_t value,
+                                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                                ptrdiff_t *fetch,
+                                                ptrdiff_t *dest,
+                                                ptrdiff_t cond,
+                                                ptrdiff_t value,
+                                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch`].
+ */
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch_add`].
+ */
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx,
+                                              ptrdiff_t *dest,
+                                              ptrdiff_t value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                             ptrdiff_t *fetch,
+                                             ptrdiff_t *dest,
+                                             ptrdiff_t value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch_inc`].
+ */
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                             ptrdiff_t *fetch,
+                                             ptrdiff_t *dest,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                         ptrdiff_t *fetch,
+                                         const ptrdiff_t *source,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_inc`].
+ */
+void pshmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_set`].
+ */
+void pshmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_swap`].
+ */
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_atomic_swap_nbi`].
+ */
+void pshmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx,
+                                        ptrdiff_t *fetch,
+                                        ptrdiff_t *dest,
+                                        ptrdiff_t value,
+                                        int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_ptrdiff_g`].
@@ -1635,6 +2313,88 @@ void pshmem_ctx_short_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_size_atomic_add`].
+ */
+void pshmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_compare_swap`].
+ */
+size_t pshmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx,
+                                           size_t *dest,
+                                           size_t cond,
+                                           size_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             size_t *fetch,
+                                             size_t *dest,
+                                             size_t cond,
+                                             size_t value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch`].
+ */
+size_t pshmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch_add`].
+ */
+size_t pshmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          size_t *fetch,
+                                          size_t *dest,
+                                          size_t value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch_inc`].
+ */
+size_t pshmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_inc`].
+ */
+void pshmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_set`].
+ */
+void pshmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_swap`].
+ */
+size_t pshmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_atomic_swap_nbi`].
+ */
+void pshmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     size_t *fetch,
+                                     size_t *dest,
+                                     size_t value,
+                                     int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_size_g`].
  */
 size_t pshmem_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe);
@@ -1911,6 +2671,160 @@ void pshmem_ctx_uint16_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_add`].
+ */
+void pshmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_and`].
+ */
+void pshmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_compare_swap`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx,
+                                               uint32_t *dest,
+                                               uint32_t cond,
+                                               uint32_t value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                               uint32_t *fetch,
+                                               uint32_t *dest,
+                                               uint32_t cond,
+                                               uint32_t value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_add`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                            uint32_t *fetch,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_and`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                            uint32_t *fetch,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_inc`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                            uint32_t *fetch,
+                                            uint32_t *dest,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                        uint32_t *fetch,
+                                        const uint32_t *source,
+                                        int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_or`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                           uint32_t *fetch,
+                                           uint32_t *dest,
+                                           uint32_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_xor`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                            uint32_t *fetch,
+                                            uint32_t *dest,
+                                            uint32_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_inc`].
+ */
+void pshmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_or`].
+ */
+void pshmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_set`].
+ */
+void pshmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_swap`].
+ */
+uint32_t pshmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_swap_nbi`].
+ */
+void pshmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx,
+                                       uint32_t *fetch,
+                                       uint32_t *dest,
+                                       uint32_t value,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_atomic_xor`].
+ */
+void pshmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uint32_g`].
  */
 uint32_t pshmem_ctx_uint32_g(shmem_ctx_t ctx, const uint32_t *source, int pe);
@@ -2001,6 +2915,160 @@ void pshmem_ctx_uint32_put_nbi(shmem_ctx_t ctx,
                                const uint32_t *source,
                                size_t nelems,
                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_add`].
+ */
+void pshmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_and`].
+ */
+void pshmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_compare_swap`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx,
+                                               uint64_t *dest,
+                                               uint64_t cond,
+                                               uint64_t value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                               uint64_t *fetch,
+                                               uint64_t *dest,
+                                               uint64_t cond,
+                                               uint64_t value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_add`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                            uint64_t *fetch,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_and`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                            uint64_t *fetch,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_inc`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                            uint64_t *fetch,
+                                            uint64_t *dest,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                        uint64_t *fetch,
+                                        const uint64_t *source,
+                                        int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_or`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                           uint64_t *fetch,
+                                           uint64_t *dest,
+                                           uint64_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_xor`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                            uint64_t *fetch,
+                                            uint64_t *dest,
+                                            uint64_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_inc`].
+ */
+void pshmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_or`].
+ */
+void pshmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_set`].
+ */
+void pshmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_swap`].
+ */
+uint64_t pshmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_swap_nbi`].
+ */
+void pshmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx,
+                                       uint64_t *fetch,
+                                       uint64_t *dest,
+                                       uint64_t value,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_atomic_xor`].
+ */
+void pshmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_uint64_g`].
@@ -2187,6 +3255,166 @@ void pshmem_ctx_uint8_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uint_atomic_add`].
+ */
+void pshmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_and`].
+ */
+void pshmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_compare_swap`].
+ */
+unsigned int pshmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx,
+                                                 unsigned int *dest,
+                                                 unsigned int cond,
+                                                 unsigned int value,
+                                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             unsigned int *fetch,
+                                             unsigned int *dest,
+                                             unsigned int cond,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_add`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx,
+                                              unsigned int *dest,
+                                              unsigned int value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          unsigned int *fetch,
+                                          unsigned int *dest,
+                                          unsigned int value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_and`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx,
+                                              unsigned int *dest,
+                                              unsigned int value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                          unsigned int *fetch,
+                                          unsigned int *dest,
+                                          unsigned int value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_inc`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                          unsigned int *fetch,
+                                          unsigned int *dest,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                      unsigned int *fetch,
+                                      const unsigned int *source,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_or`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx,
+                                             unsigned int *dest,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                         unsigned int *fetch,
+                                         unsigned int *dest,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_xor`].
+ */
+unsigned int pshmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx,
+                                              unsigned int *dest,
+                                              unsigned int value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                          unsigned int *fetch,
+                                          unsigned int *dest,
+                                          unsigned int value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_inc`].
+ */
+void pshmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_or`].
+ */
+void pshmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_set`].
+ */
+void pshmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_swap`].
+ */
+unsigned int pshmem_ctx_uint_atomic_swap(shmem_ctx_t ctx,
+                                         unsigned int *dest,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_swap_nbi`].
+ */
+void pshmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     unsigned int *fetch,
+                                     unsigned int *dest,
+                                     unsigned int value,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_atomic_xor`].
+ */
+void pshmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uint_g`].
  */
 unsigned int pshmem_ctx_uint_g(shmem_ctx_t ctx, const unsigned int *source, int pe);
@@ -2279,6 +3507,166 @@ void pshmem_ctx_uint_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_add`].
+ */
+void pshmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_and`].
+ */
+void pshmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_compare_swap`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                   unsigned long *dest,
+                                                   unsigned long cond,
+                                                   unsigned long value,
+                                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                              unsigned long *fetch,
+                                              unsigned long *dest,
+                                              unsigned long cond,
+                                              unsigned long value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_add`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx,
+                                                unsigned long *dest,
+                                                unsigned long value,
+                                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                           unsigned long *fetch,
+                                           unsigned long *dest,
+                                           unsigned long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_and`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx,
+                                                unsigned long *dest,
+                                                unsigned long value,
+                                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                           unsigned long *fetch,
+                                           unsigned long *dest,
+                                           unsigned long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_inc`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                           unsigned long *fetch,
+                                           unsigned long *dest,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       unsigned long *fetch,
+                                       const unsigned long *source,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_or`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx,
+                                               unsigned long *dest,
+                                               unsigned long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                          unsigned long *fetch,
+                                          unsigned long *dest,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_xor`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx,
+                                                unsigned long *dest,
+                                                unsigned long value,
+                                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                           unsigned long *fetch,
+                                           unsigned long *dest,
+                                           unsigned long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_inc`].
+ */
+void pshmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_or`].
+ */
+void pshmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_set`].
+ */
+void pshmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_swap`].
+ */
+unsigned long pshmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx,
+                                           unsigned long *dest,
+                                           unsigned long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_swap_nbi`].
+ */
+void pshmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      unsigned long *fetch,
+                                      unsigned long *dest,
+                                      unsigned long value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_atomic_xor`].
+ */
+void pshmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_ulong_g`].
  */
 unsigned long pshmem_ctx_ulong_g(shmem_ctx_t ctx, const unsigned long *source, int pe);
@@ -2369,6 +3757,185 @@ void pshmem_ctx_ulong_put_nbi(shmem_ctx_t ctx,
                               const unsigned long *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_add`].
+ */
+void pshmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx,
+                                     unsigned long long *dest,
+                                     unsigned long long value,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_and`].
+ */
+void pshmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx,
+                                     unsigned long long *dest,
+                                     unsigned long long value,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_compare_swap`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                            unsigned long long *dest,
+                                                            unsigned long long cond,
+                                                            unsigned long long value,
+                                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_compare_swap_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                                  unsigned long long *fetch,
+                                                  unsigned long long *dest,
+                                                  unsigned long long cond,
+                                                  unsigned long long value,
+                                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx,
+                                                     const unsigned long long *source,
+                                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_add`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx,
+                                                         unsigned long long *dest,
+                                                         unsigned long long value,
+                                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_add_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                               unsigned long long *fetch,
+                                               unsigned long long *dest,
+                                               unsigned long long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_and`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx,
+                                                         unsigned long long *dest,
+                                                         unsigned long long value,
+                                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_and_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                               unsigned long long *fetch,
+                                               unsigned long long *dest,
+                                               unsigned long long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_inc`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx,
+                                                         unsigned long long *dest,
+                                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                               unsigned long long *fetch,
+                                               unsigned long long *dest,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                           unsigned long long *fetch,
+                                           const unsigned long long *source,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_or`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx,
+                                                        unsigned long long *dest,
+                                                        unsigned long long value,
+                                                        int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_or_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                              unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              unsigned long long value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_xor`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx,
+                                                         unsigned long long *dest,
+                                                         unsigned long long value,
+                                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                               unsigned long long *fetch,
+                                               unsigned long long *dest,
+                                               unsigned long long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_inc`].
+ */
+void pshmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_or`].
+ */
+void pshmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    unsigned long long value,
+                                    int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_set`].
+ */
+void pshmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx,
+                                     unsigned long long *dest,
+                                     unsigned long long value,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_swap`].
+ */
+unsigned long long pshmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx,
+                                                    unsigned long long *dest,
+                                                    unsigned long long value,
+                                                    int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_swap_nbi`].
+ */
+void pshmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                          unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          unsigned long long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_atomic_xor`].
+ */
+void pshmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx,
+                                     unsigned long long *dest,
+                                     unsigned long long value,
+                                     int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_ulonglong_g`].
@@ -2560,6 +4127,36 @@ void pshmem_ctx_ushort_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * Profiling twin of [`shmem_double_atomic_fetch`].
+ */
+double pshmem_double_atomic_fetch(const double *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_atomic_fetch_nbi`].
+ */
+void pshmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_atomic_set`].
+ */
+void pshmem_double_atomic_set(double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_atomic_swap`].
+ */
+double pshmem_double_atomic_swap(double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_atomic_swap_nbi`].
+ */
+void pshmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_fetch`].
+ */
+double pshmem_double_fetch(const double *source, int pe);
+
+/**
  * Profiling twin of [`shmem_double_g`].
  */
 double pshmem_double_g(const double *source, int pe);
@@ -2632,6 +4229,16 @@ void pshmem_double_put(double *dest, const double *source, size_t nelems, int pe
 void pshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_double_set`].
+ */
+void pshmem_double_set(double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_swap`].
+ */
+double pshmem_double_swap(double *dest, double value, int pe);
+
+/**
  * Profiling twin of [`shmem_fence`].
  */
 void pshmem_fence(void);
@@ -2640,6 +4247,36 @@ void pshmem_fence(void);
  * Profiling twin of [`shmem_finalize`].
  */
 void pshmem_finalize(void);
+
+/**
+ * Profiling twin of [`shmem_float_atomic_fetch`].
+ */
+float pshmem_float_atomic_fetch(const float *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_atomic_fetch_nbi`].
+ */
+void pshmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_atomic_set`].
+ */
+void pshmem_float_atomic_set(float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_atomic_swap`].
+ */
+float pshmem_float_atomic_swap(float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_atomic_swap_nbi`].
+ */
+void pshmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_fetch`].
+ */
+float pshmem_float_fetch(const float *source, int pe);
 
 /**
  * Profiling twin of [`shmem_float_g`].
@@ -2712,6 +4349,16 @@ void pshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_float_put_nbi`].
  */
 void pshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_set`].
+ */
+void pshmem_float_set(float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_swap`].
+ */
+float pshmem_float_swap(float *dest, float value, int pe);
 
 /**
  * Profiling twin of [`shmem_free`].
@@ -3036,6 +4683,120 @@ void pshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int p
 void pshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_int32_atomic_add`].
+ */
+void pshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_and`].
+ */
+void pshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_compare_swap`].
+ */
+int32_t pshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_compare_swap_nbi`].
+ */
+void pshmem_int32_atomic_compare_swap_nbi(int32_t *fetch,
+                                          int32_t *dest,
+                                          int32_t cond,
+                                          int32_t value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch`].
+ */
+int32_t pshmem_int32_atomic_fetch(const int32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_add`].
+ */
+int32_t pshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_add_nbi`].
+ */
+void pshmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_and`].
+ */
+int32_t pshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_and_nbi`].
+ */
+void pshmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_inc`].
+ */
+int32_t pshmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_inc_nbi`].
+ */
+void pshmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_nbi`].
+ */
+void pshmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_or`].
+ */
+int32_t pshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_or_nbi`].
+ */
+void pshmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_xor`].
+ */
+int32_t pshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_fetch_xor_nbi`].
+ */
+void pshmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_inc`].
+ */
+void pshmem_int32_atomic_inc(int32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_or`].
+ */
+void pshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_set`].
+ */
+void pshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_swap`].
+ */
+int32_t pshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_swap_nbi`].
+ */
+void pshmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_atomic_xor`].
+ */
+void pshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
+
+/**
  * Profiling twin of [`shmem_int32_g`].
  */
 int32_t pshmem_int32_g(const int32_t *source, int pe);
@@ -3106,6 +4867,120 @@ void pshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int p
  * Profiling twin of [`shmem_int32_put_nbi`].
  */
 void pshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_add`].
+ */
+void pshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_and`].
+ */
+void pshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_compare_swap`].
+ */
+int64_t pshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_compare_swap_nbi`].
+ */
+void pshmem_int64_atomic_compare_swap_nbi(int64_t *fetch,
+                                          int64_t *dest,
+                                          int64_t cond,
+                                          int64_t value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch`].
+ */
+int64_t pshmem_int64_atomic_fetch(const int64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_add`].
+ */
+int64_t pshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_add_nbi`].
+ */
+void pshmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_and`].
+ */
+int64_t pshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_and_nbi`].
+ */
+void pshmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_inc`].
+ */
+int64_t pshmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_inc_nbi`].
+ */
+void pshmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_nbi`].
+ */
+void pshmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_or`].
+ */
+int64_t pshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_or_nbi`].
+ */
+void pshmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_xor`].
+ */
+int64_t pshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_fetch_xor_nbi`].
+ */
+void pshmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_inc`].
+ */
+void pshmem_int64_atomic_inc(int64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_or`].
+ */
+void pshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_set`].
+ */
+void pshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_swap`].
+ */
+int64_t pshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_swap_nbi`].
+ */
+void pshmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_atomic_xor`].
+ */
+void pshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 
 /**
  * Profiling twin of [`shmem_int64_g`].
@@ -3252,6 +5127,96 @@ void pshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 void pshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_int_add`].
+ */
+void pshmem_int_add(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_add`].
+ */
+void pshmem_int_atomic_add(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_compare_swap`].
+ */
+int pshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_compare_swap_nbi`].
+ */
+void pshmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch`].
+ */
+int pshmem_int_atomic_fetch(const int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch_add`].
+ */
+int pshmem_int_atomic_fetch_add(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch_add_nbi`].
+ */
+void pshmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch_inc`].
+ */
+int pshmem_int_atomic_fetch_inc(int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch_inc_nbi`].
+ */
+void pshmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_fetch_nbi`].
+ */
+void pshmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_inc`].
+ */
+void pshmem_int_atomic_inc(int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_set`].
+ */
+void pshmem_int_atomic_set(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_swap`].
+ */
+int pshmem_int_atomic_swap(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_atomic_swap_nbi`].
+ */
+void pshmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_cswap`].
+ */
+int pshmem_int_cswap(int *dest, int cond, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_fadd`].
+ */
+int pshmem_int_fadd(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_fetch`].
+ */
+int pshmem_int_fetch(const int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_finc`].
+ */
+int pshmem_int_finc(int *dest, int pe);
+
+/**
  * Profiling twin of [`shmem_int_g`].
  */
 int pshmem_int_g(const int *source, int pe);
@@ -3299,6 +5264,11 @@ void pshmem_int_iget(int *dest,
                      int pe);
 
 /**
+ * Profiling twin of [`shmem_int_inc`].
+ */
+void pshmem_int_inc(int *dest, int pe);
+
+/**
  * Profiling twin of [`shmem_int_iput`].
  */
 void pshmem_int_iput(int *dest,
@@ -3322,6 +5292,16 @@ void pshmem_int_put(int *dest, const int *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_int_put_nbi`].
  */
 void pshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_set`].
+ */
+void pshmem_int_set(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_swap`].
+ */
+int pshmem_int_swap(int *dest, int value, int pe);
 
 /**
  * Profiling twin of [`shmem_iput128`].
@@ -3374,6 +5354,96 @@ void pshmem_iput8(void *dest,
                   int pe);
 
 /**
+ * Profiling twin of [`shmem_long_add`].
+ */
+void pshmem_long_add(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_add`].
+ */
+void pshmem_long_atomic_add(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_compare_swap`].
+ */
+long pshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_compare_swap_nbi`].
+ */
+void pshmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch`].
+ */
+long pshmem_long_atomic_fetch(const long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch_add`].
+ */
+long pshmem_long_atomic_fetch_add(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch_add_nbi`].
+ */
+void pshmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch_inc`].
+ */
+long pshmem_long_atomic_fetch_inc(long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch_inc_nbi`].
+ */
+void pshmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_fetch_nbi`].
+ */
+void pshmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_inc`].
+ */
+void pshmem_long_atomic_inc(long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_set`].
+ */
+void pshmem_long_atomic_set(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_swap`].
+ */
+long pshmem_long_atomic_swap(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_atomic_swap_nbi`].
+ */
+void pshmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_cswap`].
+ */
+long pshmem_long_cswap(long *dest, long cond, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_fadd`].
+ */
+long pshmem_long_fadd(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_fetch`].
+ */
+long pshmem_long_fetch(const long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_finc`].
+ */
+long pshmem_long_finc(long *dest, int pe);
+
+/**
  * Profiling twin of [`shmem_long_g`].
  */
 long pshmem_long_g(const long *source, int pe);
@@ -3421,6 +5491,11 @@ void pshmem_long_iget(long *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_long_inc`].
+ */
+void pshmem_long_inc(long *dest, int pe);
+
+/**
  * Profiling twin of [`shmem_long_iput`].
  */
 void pshmem_long_iput(long *dest,
@@ -3444,6 +5519,116 @@ void pshmem_long_put(long *dest, const long *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_long_put_nbi`].
  */
 void pshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_set`].
+ */
+void pshmem_long_set(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_swap`].
+ */
+long pshmem_long_swap(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_add`].
+ */
+void pshmem_longlong_add(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_add`].
+ */
+void pshmem_longlong_atomic_add(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_compare_swap`].
+ */
+long long pshmem_longlong_atomic_compare_swap(long long *dest,
+                                              long long cond,
+                                              long long value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_compare_swap_nbi`].
+ */
+void pshmem_longlong_atomic_compare_swap_nbi(long long *fetch,
+                                             long long *dest,
+                                             long long cond,
+                                             long long value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch`].
+ */
+long long pshmem_longlong_atomic_fetch(const long long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch_add`].
+ */
+long long pshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch_add_nbi`].
+ */
+void pshmem_longlong_atomic_fetch_add_nbi(long long *fetch,
+                                          long long *dest,
+                                          long long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch_inc`].
+ */
+long long pshmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_fetch_nbi`].
+ */
+void pshmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_inc`].
+ */
+void pshmem_longlong_atomic_inc(long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_set`].
+ */
+void pshmem_longlong_atomic_set(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_swap`].
+ */
+long long pshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_atomic_swap_nbi`].
+ */
+void pshmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_cswap`].
+ */
+long long pshmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_fadd`].
+ */
+long long pshmem_longlong_fadd(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_fetch`].
+ */
+long long pshmem_longlong_fetch(const long long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_finc`].
+ */
+long long pshmem_longlong_finc(long long *dest, int pe);
 
 /**
  * Profiling twin of [`shmem_longlong_g`].
@@ -3493,6 +5678,11 @@ void pshmem_longlong_iget(long long *dest,
                           int pe);
 
 /**
+ * Profiling twin of [`shmem_longlong_inc`].
+ */
+void pshmem_longlong_inc(long long *dest, int pe);
+
+/**
  * Profiling twin of [`shmem_longlong_iput`].
  */
 void pshmem_longlong_iput(long long *dest,
@@ -3516,6 +5706,16 @@ void pshmem_longlong_put(long long *dest, const long long *source, size_t nelems
  * Profiling twin of [`shmem_longlong_put_nbi`].
  */
 void pshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_set`].
+ */
+void pshmem_longlong_set(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_swap`].
+ */
+long long pshmem_longlong_swap(long long *dest, long long value, int pe);
 
 /**
  * Profiling twin of [`shmem_malloc`].
@@ -3551,6 +5751,81 @@ void pshmem_pe_quiet(const int *target_pes, size_t npes);
  * Profiling twin of [`shmem_ptr`].
  */
 void *pshmem_ptr(const void *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_add`].
+ */
+void pshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_compare_swap`].
+ */
+ptrdiff_t pshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest,
+                                             ptrdiff_t cond,
+                                             ptrdiff_t value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_compare_swap_nbi`].
+ */
+void pshmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch,
+                                            ptrdiff_t *dest,
+                                            ptrdiff_t cond,
+                                            ptrdiff_t value,
+                                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch`].
+ */
+ptrdiff_t pshmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch_add`].
+ */
+ptrdiff_t pshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch_add_nbi`].
+ */
+void pshmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch,
+                                         ptrdiff_t *dest,
+                                         ptrdiff_t value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch_inc`].
+ */
+ptrdiff_t pshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_fetch_nbi`].
+ */
+void pshmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_inc`].
+ */
+void pshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_set`].
+ */
+void pshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_swap`].
+ */
+ptrdiff_t pshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_atomic_swap_nbi`].
+ */
+void pshmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /**
  * Profiling twin of [`shmem_ptrdiff_g`].
@@ -3849,6 +6124,75 @@ void pshmem_short_put(short *dest, const short *source, size_t nelems, int pe);
 void pshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_size_atomic_add`].
+ */
+void pshmem_size_atomic_add(size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_compare_swap`].
+ */
+size_t pshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_compare_swap_nbi`].
+ */
+void pshmem_size_atomic_compare_swap_nbi(size_t *fetch,
+                                         size_t *dest,
+                                         size_t cond,
+                                         size_t value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch`].
+ */
+size_t pshmem_size_atomic_fetch(const size_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch_add`].
+ */
+size_t pshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch_add_nbi`].
+ */
+void pshmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch_inc`].
+ */
+size_t pshmem_size_atomic_fetch_inc(size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch_inc_nbi`].
+ */
+void pshmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_fetch_nbi`].
+ */
+void pshmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_inc`].
+ */
+void pshmem_size_atomic_inc(size_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_set`].
+ */
+void pshmem_size_atomic_set(size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_swap`].
+ */
+size_t pshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_atomic_swap_nbi`].
+ */
+void pshmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
  * Profiling twin of [`shmem_size_g`].
  */
 size_t pshmem_size_g(const size_t *source, int pe);
@@ -4070,6 +6414,120 @@ void pshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, in
 void pshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint32_atomic_add`].
+ */
+void pshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_and`].
+ */
+void pshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_compare_swap`].
+ */
+uint32_t pshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_compare_swap_nbi`].
+ */
+void pshmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch,
+                                           uint32_t *dest,
+                                           uint32_t cond,
+                                           uint32_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch`].
+ */
+uint32_t pshmem_uint32_atomic_fetch(const uint32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_add`].
+ */
+uint32_t pshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_add_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_and`].
+ */
+uint32_t pshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_and_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_inc`].
+ */
+uint32_t pshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_inc_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_or`].
+ */
+uint32_t pshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_or_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_xor`].
+ */
+uint32_t pshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_fetch_xor_nbi`].
+ */
+void pshmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_inc`].
+ */
+void pshmem_uint32_atomic_inc(uint32_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_or`].
+ */
+void pshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_set`].
+ */
+void pshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_swap`].
+ */
+uint32_t pshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_swap_nbi`].
+ */
+void pshmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_atomic_xor`].
+ */
+void pshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
  * Profiling twin of [`shmem_uint32_g`].
  */
 uint32_t pshmem_uint32_g(const uint32_t *source, int pe);
@@ -4140,6 +6598,120 @@ void pshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, in
  * Profiling twin of [`shmem_uint32_put_nbi`].
  */
 void pshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_add`].
+ */
+void pshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_and`].
+ */
+void pshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_compare_swap`].
+ */
+uint64_t pshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_compare_swap_nbi`].
+ */
+void pshmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch,
+                                           uint64_t *dest,
+                                           uint64_t cond,
+                                           uint64_t value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch`].
+ */
+uint64_t pshmem_uint64_atomic_fetch(const uint64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_add`].
+ */
+uint64_t pshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_add_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_and`].
+ */
+uint64_t pshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_and_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_inc`].
+ */
+uint64_t pshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_inc_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_or`].
+ */
+uint64_t pshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_or_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_xor`].
+ */
+uint64_t pshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_fetch_xor_nbi`].
+ */
+void pshmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_inc`].
+ */
+void pshmem_uint64_atomic_inc(uint64_t *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_or`].
+ */
+void pshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_set`].
+ */
+void pshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_swap`].
+ */
+uint64_t pshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_swap_nbi`].
+ */
+void pshmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_atomic_xor`].
+ */
+void pshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
 /**
  * Profiling twin of [`shmem_uint64_g`].
@@ -4286,6 +6858,138 @@ void pshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int p
 void pshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint_atomic_add`].
+ */
+void pshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_and`].
+ */
+void pshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_compare_swap`].
+ */
+unsigned int pshmem_uint_atomic_compare_swap(unsigned int *dest,
+                                             unsigned int cond,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_compare_swap_nbi`].
+ */
+void pshmem_uint_atomic_compare_swap_nbi(unsigned int *fetch,
+                                         unsigned int *dest,
+                                         unsigned int cond,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch`].
+ */
+unsigned int pshmem_uint_atomic_fetch(const unsigned int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_add`].
+ */
+unsigned int pshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_add_nbi`].
+ */
+void pshmem_uint_atomic_fetch_add_nbi(unsigned int *fetch,
+                                      unsigned int *dest,
+                                      unsigned int value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_and`].
+ */
+unsigned int pshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_and_nbi`].
+ */
+void pshmem_uint_atomic_fetch_and_nbi(unsigned int *fetch,
+                                      unsigned int *dest,
+                                      unsigned int value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_inc`].
+ */
+unsigned int pshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_inc_nbi`].
+ */
+void pshmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_nbi`].
+ */
+void pshmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_or`].
+ */
+unsigned int pshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_or_nbi`].
+ */
+void pshmem_uint_atomic_fetch_or_nbi(unsigned int *fetch,
+                                     unsigned int *dest,
+                                     unsigned int value,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_xor`].
+ */
+unsigned int pshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_fetch_xor_nbi`].
+ */
+void pshmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch,
+                                      unsigned int *dest,
+                                      unsigned int value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_inc`].
+ */
+void pshmem_uint_atomic_inc(unsigned int *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_or`].
+ */
+void pshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_set`].
+ */
+void pshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_swap`].
+ */
+unsigned int pshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_swap_nbi`].
+ */
+void pshmem_uint_atomic_swap_nbi(unsigned int *fetch,
+                                 unsigned int *dest,
+                                 unsigned int value,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_atomic_xor`].
+ */
+void pshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
  * Profiling twin of [`shmem_uint_g`].
  */
 unsigned int pshmem_uint_g(const unsigned int *source, int pe);
@@ -4358,6 +7062,138 @@ void pshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nele
 void pshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_ulong_atomic_add`].
+ */
+void pshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_and`].
+ */
+void pshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_compare_swap`].
+ */
+unsigned long pshmem_ulong_atomic_compare_swap(unsigned long *dest,
+                                               unsigned long cond,
+                                               unsigned long value,
+                                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_compare_swap_nbi`].
+ */
+void pshmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch,
+                                          unsigned long *dest,
+                                          unsigned long cond,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch`].
+ */
+unsigned long pshmem_ulong_atomic_fetch(const unsigned long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_add`].
+ */
+unsigned long pshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_add_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch,
+                                       unsigned long *dest,
+                                       unsigned long value,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_and`].
+ */
+unsigned long pshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_and_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch,
+                                       unsigned long *dest,
+                                       unsigned long value,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_inc`].
+ */
+unsigned long pshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_or`].
+ */
+unsigned long pshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_or_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch,
+                                      unsigned long *dest,
+                                      unsigned long value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_xor`].
+ */
+unsigned long pshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch,
+                                       unsigned long *dest,
+                                       unsigned long value,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_inc`].
+ */
+void pshmem_ulong_atomic_inc(unsigned long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_or`].
+ */
+void pshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_set`].
+ */
+void pshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_swap`].
+ */
+unsigned long pshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_swap_nbi`].
+ */
+void pshmem_ulong_atomic_swap_nbi(unsigned long *fetch,
+                                  unsigned long *dest,
+                                  unsigned long value,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_atomic_xor`].
+ */
+void pshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
  * Profiling twin of [`shmem_ulong_g`].
  */
 unsigned long pshmem_ulong_g(const unsigned long *source, int pe);
@@ -4428,6 +7264,152 @@ void pshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t n
  * Profiling twin of [`shmem_ulong_put_nbi`].
  */
 void pshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_add`].
+ */
+void pshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_and`].
+ */
+void pshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_compare_swap`].
+ */
+unsigned long long pshmem_ulonglong_atomic_compare_swap(unsigned long long *dest,
+                                                        unsigned long long cond,
+                                                        unsigned long long value,
+                                                        int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_compare_swap_nbi`].
+ */
+void pshmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              unsigned long long cond,
+                                              unsigned long long value,
+                                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_add`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch_add(unsigned long long *dest,
+                                                     unsigned long long value,
+                                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_add_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch,
+                                           unsigned long long *dest,
+                                           unsigned long long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_and`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch_and(unsigned long long *dest,
+                                                     unsigned long long value,
+                                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_and_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch,
+                                           unsigned long long *dest,
+                                           unsigned long long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_inc`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_inc_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch,
+                                           unsigned long long *dest,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch,
+                                       const unsigned long long *source,
+                                       int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_or`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch_or(unsigned long long *dest,
+                                                    unsigned long long value,
+                                                    int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_or_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          unsigned long long value,
+                                          int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_xor`].
+ */
+unsigned long long pshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest,
+                                                     unsigned long long value,
+                                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_fetch_xor_nbi`].
+ */
+void pshmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch,
+                                           unsigned long long *dest,
+                                           unsigned long long value,
+                                           int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_inc`].
+ */
+void pshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_or`].
+ */
+void pshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_set`].
+ */
+void pshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_swap`].
+ */
+unsigned long long pshmem_ulonglong_atomic_swap(unsigned long long *dest,
+                                                unsigned long long value,
+                                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_swap_nbi`].
+ */
+void pshmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch,
+                                      unsigned long long *dest,
+                                      unsigned long long value,
+                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_atomic_xor`].
+ */
+void pshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
 
 /**
  * Profiling twin of [`shmem_ulonglong_g`].

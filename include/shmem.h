@@ -446,6 +446,38 @@ void shmem_ctx_char_put(shmem_ctx_t ctx, char *dest, const char *source, size_t 
 void shmem_ctx_char_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ctx_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe);
+
+/**
+ * `shmem_ctx_double_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       double *fetch,
+                                       const double *source,
+                                       int pe);
+
+/**
+ * `shmem_ctx_double_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe);
+
+/**
+ * `shmem_ctx_double_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe);
+
+/**
+ * `shmem_ctx_double_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      double *fetch,
+                                      double *dest,
+                                      double value,
+                                      int pe);
+
+/**
  * `shmem_ctx_double_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 double shmem_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe);
@@ -541,6 +573,35 @@ void shmem_ctx_double_put_nbi(shmem_ctx_t ctx,
  * `shmem_ctx_fence` (OpenSHMEM 1.6, shmem_fence.tex).
  */
 void shmem_ctx_fence(shmem_ctx_t ctx);
+
+/**
+ * `shmem_ctx_float_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe);
+
+/**
+ * `shmem_ctx_float_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe);
+
+/**
+ * `shmem_ctx_float_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe);
+
+/**
+ * `shmem_ctx_float_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe);
+
+/**
+ * `shmem_ctx_float_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     float *fetch,
+                                     float *dest,
+                                     float value,
+                                     int pe);
 
 /**
  * `shmem_ctx_float_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -954,6 +1015,148 @@ void shmem_ctx_int16_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_int32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx,
+                                            int32_t *dest,
+                                            int32_t cond,
+                                            int32_t value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             int32_t *fetch,
+                                             int32_t *dest,
+                                             int32_t cond,
+                                             int32_t value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          int32_t *fetch,
+                                          int32_t *dest,
+                                          int32_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                          int32_t *fetch,
+                                          int32_t *dest,
+                                          int32_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                      int32_t *fetch,
+                                      const int32_t *source,
+                                      int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                         int32_t *fetch,
+                                         int32_t *dest,
+                                         int32_t value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                          int32_t *fetch,
+                                          int32_t *dest,
+                                          int32_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     int32_t *fetch,
+                                     int32_t *dest,
+                                     int32_t value,
+                                     int pe);
+
+/**
+ * `shmem_ctx_int32_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+
+/**
  * `shmem_ctx_int32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int32_t shmem_ctx_int32_g(shmem_ctx_t ctx, const int32_t *source, int pe);
@@ -1044,6 +1247,148 @@ void shmem_ctx_int32_put_nbi(shmem_ctx_t ctx,
                              const int32_t *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx,
+                                            int64_t *dest,
+                                            int64_t cond,
+                                            int64_t value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             int64_t *fetch,
+                                             int64_t *dest,
+                                             int64_t cond,
+                                             int64_t value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          int64_t *fetch,
+                                          int64_t *dest,
+                                          int64_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                          int64_t *fetch,
+                                          int64_t *dest,
+                                          int64_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                      int64_t *fetch,
+                                      const int64_t *source,
+                                      int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                         int64_t *fetch,
+                                         int64_t *dest,
+                                         int64_t value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                          int64_t *fetch,
+                                          int64_t *dest,
+                                          int64_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     int64_t *fetch,
+                                     int64_t *dest,
+                                     int64_t value,
+                                     int pe);
+
+/**
+ * `shmem_ctx_int64_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
 
 /**
  * `shmem_ctx_int64_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -1222,6 +1567,76 @@ void shmem_ctx_int8_put_nbi(shmem_ctx_t ctx,
                             int pe);
 
 /**
+ * `shmem_ctx_int_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                           int *fetch,
+                                           int *dest,
+                                           int cond,
+                                           int value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe);
+
+/**
+ * `shmem_ctx_int_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+
+/**
  * `shmem_ctx_int_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int shmem_ctx_int_g(shmem_ctx_t ctx, const int *source, int pe);
@@ -1353,6 +1768,80 @@ void shmem_ctx_iput8(shmem_ctx_t ctx,
                      int pe);
 
 /**
+ * `shmem_ctx_long_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                            long *fetch,
+                                            long *dest,
+                                            long cond,
+                                            long value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                         long *fetch,
+                                         long *dest,
+                                         long value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe);
+
+/**
+ * `shmem_ctx_long_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+
+/**
  * `shmem_ctx_long_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 long shmem_ctx_long_g(shmem_ctx_t ctx, const long *source, int pe);
@@ -1427,6 +1916,97 @@ void shmem_ctx_long_put(shmem_ctx_t ctx, long *dest, const long *source, size_t 
  * `shmem_ctx_long_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_long_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                 long long *dest,
+                                                 long long cond,
+                                                 long long value,
+                                                 int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                                long long *fetch,
+                                                long long *dest,
+                                                long long cond,
+                                                long long value,
+                                                int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx,
+                                              long long *dest,
+                                              long long value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                             long long *fetch,
+                                             long long *dest,
+                                             long long value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                             long long *fetch,
+                                             long long *dest,
+                                             int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                         long long *fetch,
+                                         const long long *source,
+                                         int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+
+/**
+ * `shmem_ctx_longlong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                        long long *fetch,
+                                        long long *dest,
+                                        long long value,
+                                        int pe);
 
 /**
  * `shmem_ctx_longlong_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -1524,6 +2104,97 @@ void shmem_ctx_longlong_put_nbi(shmem_ctx_t ctx,
  * `shmem_ctx_pe_quiet` (OpenSHMEM 1.6, shmem_pe_quiet.tex).
  */
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx,
+                                                ptrdiff_t *dest,
+                                                ptrdiff_t cond,
+                                                ptrdiff_t value,
+                                                int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                               ptrdiff_t *fetch,
+                                               ptrdiff_t *dest,
+                                               ptrdiff_t cond,
+                                               ptrdiff_t value,
+                                               int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx,
+                                             ptrdiff_t *dest,
+                                             ptrdiff_t value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                            ptrdiff_t *fetch,
+                                            ptrdiff_t *dest,
+                                            ptrdiff_t value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                            ptrdiff_t *fetch,
+                                            ptrdiff_t *dest,
+                                            int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                        ptrdiff_t *fetch,
+                                        const ptrdiff_t *source,
+                                        int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx,
+                                       ptrdiff_t *fetch,
+                                       ptrdiff_t *dest,
+                                       ptrdiff_t value,
+                                       int pe);
 
 /**
  * `shmem_ctx_ptrdiff_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -1859,6 +2530,88 @@ void shmem_ctx_short_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_size_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx,
+                                          size_t *dest,
+                                          size_t cond,
+                                          size_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_size_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                            size_t *fetch,
+                                            size_t *dest,
+                                            size_t cond,
+                                            size_t value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                         size_t *fetch,
+                                         size_t *dest,
+                                         size_t value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_ctx_size_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx,
+                                    size_t *fetch,
+                                    size_t *dest,
+                                    size_t value,
+                                    int pe);
+
+/**
  * `shmem_ctx_size_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 size_t shmem_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe);
@@ -2127,6 +2880,151 @@ void shmem_ctx_uint16_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * `shmem_ctx_uint32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx,
+                                              uint32_t *dest,
+                                              uint32_t cond,
+                                              uint32_t value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                              uint32_t *fetch,
+                                              uint32_t *dest,
+                                              uint32_t cond,
+                                              uint32_t value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                           uint32_t *fetch,
+                                           uint32_t *dest,
+                                           uint32_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                           uint32_t *fetch,
+                                           uint32_t *dest,
+                                           uint32_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                           uint32_t *fetch,
+                                           uint32_t *dest,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       uint32_t *fetch,
+                                       const uint32_t *source,
+                                       int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                          uint32_t *fetch,
+                                          uint32_t *dest,
+                                          uint32_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                           uint32_t *fetch,
+                                           uint32_t *dest,
+                                           uint32_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      uint32_t *fetch,
+                                      uint32_t *dest,
+                                      uint32_t value,
+                                      int pe);
+
+/**
+ * `shmem_ctx_uint32_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+
+/**
  * `shmem_ctx_uint32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint32_t shmem_ctx_uint32_g(shmem_ctx_t ctx, const uint32_t *source, int pe);
@@ -2217,6 +3115,151 @@ void shmem_ctx_uint32_put_nbi(shmem_ctx_t ctx,
                               const uint32_t *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx,
+                                              uint64_t *dest,
+                                              uint64_t cond,
+                                              uint64_t value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                              uint64_t *fetch,
+                                              uint64_t *dest,
+                                              uint64_t cond,
+                                              uint64_t value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                           uint64_t *fetch,
+                                           uint64_t *dest,
+                                           uint64_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                           uint64_t *fetch,
+                                           uint64_t *dest,
+                                           uint64_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                           uint64_t *fetch,
+                                           uint64_t *dest,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                       uint64_t *fetch,
+                                       const uint64_t *source,
+                                       int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                          uint64_t *fetch,
+                                          uint64_t *dest,
+                                          uint64_t value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                           uint64_t *fetch,
+                                           uint64_t *dest,
+                                           uint64_t value,
+                                           int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx,
+                                      uint64_t *fetch,
+                                      uint64_t *dest,
+                                      uint64_t value,
+                                      int pe);
+
+/**
+ * `shmem_ctx_uint64_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
 
 /**
  * `shmem_ctx_uint64_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -2403,6 +3446,166 @@ void shmem_ctx_uint8_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_uint_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx,
+                                                unsigned int *dest,
+                                                unsigned int cond,
+                                                unsigned int value,
+                                                int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                            unsigned int *fetch,
+                                            unsigned int *dest,
+                                            unsigned int cond,
+                                            unsigned int value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx,
+                                             unsigned int *dest,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                         unsigned int *fetch,
+                                         unsigned int *dest,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx,
+                                             unsigned int *dest,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                         unsigned int *fetch,
+                                         unsigned int *dest,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                         unsigned int *fetch,
+                                         unsigned int *dest,
+                                         int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                     unsigned int *fetch,
+                                     const unsigned int *source,
+                                     int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx,
+                                            unsigned int *dest,
+                                            unsigned int value,
+                                            int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                        unsigned int *fetch,
+                                        unsigned int *dest,
+                                        unsigned int value,
+                                        int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx,
+                                             unsigned int *dest,
+                                             unsigned int value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                         unsigned int *fetch,
+                                         unsigned int *dest,
+                                         unsigned int value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx,
+                                        unsigned int *dest,
+                                        unsigned int value,
+                                        int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx,
+                                    unsigned int *fetch,
+                                    unsigned int *dest,
+                                    unsigned int value,
+                                    int pe);
+
+/**
+ * `shmem_ctx_uint_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+
+/**
  * `shmem_ctx_uint_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned int shmem_ctx_uint_g(shmem_ctx_t ctx, const unsigned int *source, int pe);
@@ -2495,6 +3698,166 @@ void shmem_ctx_uint_put_nbi(shmem_ctx_t ctx,
                             int pe);
 
 /**
+ * `shmem_ctx_ulong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                  unsigned long *dest,
+                                                  unsigned long cond,
+                                                  unsigned long value,
+                                                  int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                             unsigned long *fetch,
+                                             unsigned long *dest,
+                                             unsigned long cond,
+                                             unsigned long value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx,
+                                               unsigned long *dest,
+                                               unsigned long value,
+                                               int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                          unsigned long *fetch,
+                                          unsigned long *dest,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx,
+                                               unsigned long *dest,
+                                               unsigned long value,
+                                               int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                          unsigned long *fetch,
+                                          unsigned long *dest,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                          unsigned long *fetch,
+                                          unsigned long *dest,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                      unsigned long *fetch,
+                                      const unsigned long *source,
+                                      int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx,
+                                              unsigned long *dest,
+                                              unsigned long value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                         unsigned long *fetch,
+                                         unsigned long *dest,
+                                         unsigned long value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx,
+                                               unsigned long *dest,
+                                               unsigned long value,
+                                               int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                          unsigned long *fetch,
+                                          unsigned long *dest,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx,
+                                          unsigned long *dest,
+                                          unsigned long value,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                     unsigned long *fetch,
+                                     unsigned long *dest,
+                                     unsigned long value,
+                                     int pe);
+
+/**
+ * `shmem_ctx_ulong_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+
+/**
  * `shmem_ctx_ulong_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned long shmem_ctx_ulong_g(shmem_ctx_t ctx, const unsigned long *source, int pe);
@@ -2585,6 +3948,185 @@ void shmem_ctx_ulong_put_nbi(shmem_ctx_t ctx,
                              const unsigned long *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    unsigned long long value,
+                                    int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    unsigned long long value,
+                                    int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx,
+                                                           unsigned long long *dest,
+                                                           unsigned long long cond,
+                                                           unsigned long long value,
+                                                           int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx,
+                                                 unsigned long long *fetch,
+                                                 unsigned long long *dest,
+                                                 unsigned long long cond,
+                                                 unsigned long long value,
+                                                 int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx,
+                                                    const unsigned long long *source,
+                                                    int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx,
+                                                        unsigned long long *dest,
+                                                        unsigned long long value,
+                                                        int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx,
+                                              unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              unsigned long long value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx,
+                                                        unsigned long long *dest,
+                                                        unsigned long long value,
+                                                        int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx,
+                                              unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              unsigned long long value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx,
+                                                        unsigned long long *dest,
+                                                        int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx,
+                                              unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx,
+                                          unsigned long long *fetch,
+                                          const unsigned long long *source,
+                                          int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx,
+                                                       unsigned long long *dest,
+                                                       unsigned long long value,
+                                                       int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx,
+                                             unsigned long long *fetch,
+                                             unsigned long long *dest,
+                                             unsigned long long value,
+                                             int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx,
+                                                        unsigned long long *dest,
+                                                        unsigned long long value,
+                                                        int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx,
+                                              unsigned long long *fetch,
+                                              unsigned long long *dest,
+                                              unsigned long long value,
+                                              int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx,
+                                   unsigned long long *dest,
+                                   unsigned long long value,
+                                   int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    unsigned long long value,
+                                    int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx,
+                                                   unsigned long long *dest,
+                                                   unsigned long long value,
+                                                   int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx,
+                                         unsigned long long *fetch,
+                                         unsigned long long *dest,
+                                         unsigned long long value,
+                                         int pe);
+
+/**
+ * `shmem_ctx_ulonglong_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    unsigned long long value,
+                                    int pe);
 
 /**
  * `shmem_ctx_ulonglong_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -2774,6 +4316,36 @@ void shmem_ctx_ushort_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * `shmem_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+double shmem_double_atomic_fetch(const double *source, int pe);
+
+/**
+ * `shmem_double_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe);
+
+/**
+ * `shmem_double_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_double_atomic_set(double *dest, double value, int pe);
+
+/**
+ * `shmem_double_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+double shmem_double_atomic_swap(double *dest, double value, int pe);
+
+/**
+ * `shmem_double_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+
+/**
+ * `shmem_double_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
+ */
+double shmem_double_fetch(const double *source, int pe);
+
+/**
  * `shmem_double_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 double shmem_double_g(const double *source, int pe);
@@ -2846,6 +4418,16 @@ void shmem_double_put(double *dest, const double *source, size_t nelems, int pe)
 void shmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
 
 /**
+ * `shmem_double_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
+ */
+void shmem_double_set(double *dest, double value, int pe);
+
+/**
+ * `shmem_double_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
+ */
+double shmem_double_swap(double *dest, double value, int pe);
+
+/**
  * `shmem_fence` (OpenSHMEM 1.6, shmem_fence.tex).
  */
 void shmem_fence(void);
@@ -2854,6 +4436,36 @@ void shmem_fence(void);
  * `shmem_finalize` (OpenSHMEM 1.6, shmem_finalize.tex).
  */
 void shmem_finalize(void);
+
+/**
+ * `shmem_float_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+float shmem_float_atomic_fetch(const float *source, int pe);
+
+/**
+ * `shmem_float_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe);
+
+/**
+ * `shmem_float_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_float_atomic_set(float *dest, float value, int pe);
+
+/**
+ * `shmem_float_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+float shmem_float_atomic_swap(float *dest, float value, int pe);
+
+/**
+ * `shmem_float_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+
+/**
+ * `shmem_float_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
+ */
+float shmem_float_fetch(const float *source, int pe);
 
 /**
  * `shmem_float_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -2926,6 +4538,16 @@ void shmem_float_put(float *dest, const float *source, size_t nelems, int pe);
  * `shmem_float_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
+
+/**
+ * `shmem_float_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
+ */
+void shmem_float_set(float *dest, float value, int pe);
+
+/**
+ * `shmem_float_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
+ */
+float shmem_float_swap(float *dest, float value, int pe);
 
 /**
  * `shmem_free` (OpenSHMEM 1.6, shmem_free.tex).
@@ -3250,6 +4872,120 @@ void shmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe
 void shmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_int32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch,
+                                         int32_t *dest,
+                                         int32_t cond,
+                                         int32_t value,
+                                         int pe);
+
+/**
+ * `shmem_int32_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int32_t shmem_int32_atomic_fetch(const int32_t *source, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_int32_atomic_inc(int32_t *dest, int pe);
+
+/**
+ * `shmem_int32_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int32_t shmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
+
+/**
  * `shmem_int32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int32_t shmem_int32_g(const int32_t *source, int pe);
@@ -3320,6 +5056,120 @@ void shmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe
  * `shmem_int32_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_int64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch,
+                                         int64_t *dest,
+                                         int64_t cond,
+                                         int64_t value,
+                                         int pe);
+
+/**
+ * `shmem_int64_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int64_t shmem_int64_atomic_fetch(const int64_t *source, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_int64_atomic_inc(int64_t *dest, int pe);
+
+/**
+ * `shmem_int64_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int64_t shmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 
 /**
  * `shmem_int64_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -3466,6 +5316,96 @@ void shmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 void shmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_int_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
+ */
+void shmem_int_add(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_int_atomic_add(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+
+/**
+ * `shmem_int_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe);
+
+/**
+ * `shmem_int_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+int shmem_int_atomic_fetch(const int *source, int pe);
+
+/**
+ * `shmem_int_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+int shmem_int_atomic_fetch_add(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+int shmem_int_atomic_fetch_inc(int *dest, int pe);
+
+/**
+ * `shmem_int_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe);
+
+/**
+ * `shmem_int_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe);
+
+/**
+ * `shmem_int_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_int_atomic_inc(int *dest, int pe);
+
+/**
+ * `shmem_int_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_int_atomic_set(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+int shmem_int_atomic_swap(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * `shmem_int_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
+ */
+int shmem_int_cswap(int *dest, int cond, int value, int pe);
+
+/**
+ * `shmem_int_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
+ */
+int shmem_int_fadd(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
+ */
+int shmem_int_fetch(const int *source, int pe);
+
+/**
+ * `shmem_int_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). Deprecated since 1.4.
+ */
+int shmem_int_finc(int *dest, int pe);
+
+/**
  * `shmem_int_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int shmem_int_g(const int *source, int pe);
@@ -3513,6 +5453,11 @@ void shmem_int_iget(int *dest,
                     int pe);
 
 /**
+ * `shmem_int_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). Deprecated since 1.4.
+ */
+void shmem_int_inc(int *dest, int pe);
+
+/**
  * `shmem_int_iput` (OpenSHMEM 1.6, shmem_iput.tex).
  */
 void shmem_int_iput(int *dest,
@@ -3536,6 +5481,16 @@ void shmem_int_put(int *dest, const int *source, size_t nelems, int pe);
  * `shmem_int_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
+
+/**
+ * `shmem_int_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
+ */
+void shmem_int_set(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
+ */
+int shmem_int_swap(int *dest, int value, int pe);
 
 /**
  * `shmem_iput128` (OpenSHMEM 1.6, shmem_iput.tex).
@@ -3588,6 +5543,96 @@ void shmem_iput8(void *dest,
                  int pe);
 
 /**
+ * `shmem_long_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
+ */
+void shmem_long_add(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_long_atomic_add(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+
+/**
+ * `shmem_long_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe);
+
+/**
+ * `shmem_long_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+long shmem_long_atomic_fetch(const long *source, int pe);
+
+/**
+ * `shmem_long_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+long shmem_long_atomic_fetch_add(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+long shmem_long_atomic_fetch_inc(long *dest, int pe);
+
+/**
+ * `shmem_long_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe);
+
+/**
+ * `shmem_long_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe);
+
+/**
+ * `shmem_long_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_long_atomic_inc(long *dest, int pe);
+
+/**
+ * `shmem_long_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_long_atomic_set(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+long shmem_long_atomic_swap(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * `shmem_long_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
+ */
+long shmem_long_cswap(long *dest, long cond, long value, int pe);
+
+/**
+ * `shmem_long_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
+ */
+long shmem_long_fadd(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
+ */
+long shmem_long_fetch(const long *source, int pe);
+
+/**
+ * `shmem_long_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). Deprecated since 1.4.
+ */
+long shmem_long_finc(long *dest, int pe);
+
+/**
  * `shmem_long_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 long shmem_long_g(const long *source, int pe);
@@ -3635,6 +5680,11 @@ void shmem_long_iget(long *dest,
                      int pe);
 
 /**
+ * `shmem_long_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). Deprecated since 1.4.
+ */
+void shmem_long_inc(long *dest, int pe);
+
+/**
  * `shmem_long_iput` (OpenSHMEM 1.6, shmem_iput.tex).
  */
 void shmem_long_iput(long *dest,
@@ -3658,6 +5708,116 @@ void shmem_long_put(long *dest, const long *source, size_t nelems, int pe);
  * `shmem_long_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
+
+/**
+ * `shmem_long_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
+ */
+void shmem_long_set(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
+ */
+long shmem_long_swap(long *dest, long value, int pe);
+
+/**
+ * `shmem_longlong_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
+ */
+void shmem_longlong_add(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_longlong_atomic_add(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+long long shmem_longlong_atomic_compare_swap(long long *dest,
+                                             long long cond,
+                                             long long value,
+                                             int pe);
+
+/**
+ * `shmem_longlong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_longlong_atomic_compare_swap_nbi(long long *fetch,
+                                            long long *dest,
+                                            long long cond,
+                                            long long value,
+                                            int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+long long shmem_longlong_atomic_fetch(const long long *source, int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_longlong_atomic_fetch_add_nbi(long long *fetch,
+                                         long long *dest,
+                                         long long value,
+                                         int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe);
+
+/**
+ * `shmem_longlong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe);
+
+/**
+ * `shmem_longlong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_longlong_atomic_inc(long long *dest, int pe);
+
+/**
+ * `shmem_longlong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_longlong_atomic_set(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
+ */
+long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
+
+/**
+ * `shmem_longlong_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
+ */
+long long shmem_longlong_fadd(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
+ */
+long long shmem_longlong_fetch(const long long *source, int pe);
+
+/**
+ * `shmem_longlong_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). Deprecated since 1.4.
+ */
+long long shmem_longlong_finc(long long *dest, int pe);
 
 /**
  * `shmem_longlong_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -3707,6 +5867,11 @@ void shmem_longlong_iget(long long *dest,
                          int pe);
 
 /**
+ * `shmem_longlong_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). Deprecated since 1.4.
+ */
+void shmem_longlong_inc(long long *dest, int pe);
+
+/**
  * `shmem_longlong_iput` (OpenSHMEM 1.6, shmem_iput.tex).
  */
 void shmem_longlong_iput(long long *dest,
@@ -3730,6 +5895,16 @@ void shmem_longlong_put(long long *dest, const long long *source, size_t nelems,
  * `shmem_longlong_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
+
+/**
+ * `shmem_longlong_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
+ */
+void shmem_longlong_set(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
+ */
+long long shmem_longlong_swap(long long *dest, long long value, int pe);
 
 /**
  * `shmem_malloc` (OpenSHMEM 1.6, shmem_malloc.tex).
@@ -3765,6 +5940,78 @@ void shmem_pe_quiet(const int *target_pes, size_t npes);
  * `shmem_ptr` (OpenSHMEM 1.6, shmem_ptr.tex).
  */
 void *shmem_ptr(const void *dest, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest,
+                                            ptrdiff_t cond,
+                                            ptrdiff_t value,
+                                            int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch,
+                                           ptrdiff_t *dest,
+                                           ptrdiff_t cond,
+                                           ptrdiff_t value,
+                                           int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /**
  * `shmem_ptrdiff_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -4063,6 +6310,75 @@ void shmem_short_put(short *dest, const short *source, size_t nelems, int pe);
 void shmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
 
 /**
+ * `shmem_size_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_size_atomic_add(size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_size_atomic_compare_swap_nbi(size_t *fetch,
+                                        size_t *dest,
+                                        size_t cond,
+                                        size_t value,
+                                        int pe);
+
+/**
+ * `shmem_size_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+size_t shmem_size_atomic_fetch(const size_t *source, int pe);
+
+/**
+ * `shmem_size_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe);
+
+/**
+ * `shmem_size_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe);
+
+/**
+ * `shmem_size_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe);
+
+/**
+ * `shmem_size_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_size_atomic_inc(size_t *dest, int pe);
+
+/**
+ * `shmem_size_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_size_atomic_set(size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
  * `shmem_size_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 size_t shmem_size_g(const size_t *source, int pe);
@@ -4284,6 +6600,120 @@ void shmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int
 void shmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uint32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch,
+                                          uint32_t *dest,
+                                          uint32_t cond,
+                                          uint32_t value,
+                                          int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch(const uint32_t *source, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_uint32_atomic_inc(uint32_t *dest, int pe);
+
+/**
+ * `shmem_uint32_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+uint32_t shmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
  * `shmem_uint32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint32_t shmem_uint32_g(const uint32_t *source, int pe);
@@ -4354,6 +6784,120 @@ void shmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int
  * `shmem_uint32_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_uint64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch,
+                                          uint64_t *dest,
+                                          uint64_t cond,
+                                          uint64_t value,
+                                          int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch(const uint64_t *source, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_uint64_atomic_inc(uint64_t *dest, int pe);
+
+/**
+ * `shmem_uint64_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+uint64_t shmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
 /**
  * `shmem_uint64_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -4500,6 +7044,138 @@ void shmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe
 void shmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uint_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest,
+                                            unsigned int cond,
+                                            unsigned int value,
+                                            int pe);
+
+/**
+ * `shmem_uint_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch,
+                                        unsigned int *dest,
+                                        unsigned int cond,
+                                        unsigned int value,
+                                        int pe);
+
+/**
+ * `shmem_uint_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned int shmem_uint_atomic_fetch(const unsigned int *source, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch,
+                                     unsigned int *dest,
+                                     unsigned int value,
+                                     int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch,
+                                     unsigned int *dest,
+                                     unsigned int value,
+                                     int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch,
+                                    unsigned int *dest,
+                                    unsigned int value,
+                                    int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch,
+                                     unsigned int *dest,
+                                     unsigned int value,
+                                     int pe);
+
+/**
+ * `shmem_uint_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_uint_atomic_inc(unsigned int *dest, int pe);
+
+/**
+ * `shmem_uint_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned int shmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_uint_atomic_swap_nbi(unsigned int *fetch,
+                                unsigned int *dest,
+                                unsigned int value,
+                                int pe);
+
+/**
+ * `shmem_uint_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
  * `shmem_uint_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned int shmem_uint_g(const unsigned int *source, int pe);
@@ -4572,6 +7248,138 @@ void shmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelem
 void shmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ulong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest,
+                                              unsigned long cond,
+                                              unsigned long value,
+                                              int pe);
+
+/**
+ * `shmem_ulong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch,
+                                         unsigned long *dest,
+                                         unsigned long cond,
+                                         unsigned long value,
+                                         int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch(const unsigned long *source, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch,
+                                      unsigned long *dest,
+                                      unsigned long value,
+                                      int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch,
+                                      unsigned long *dest,
+                                      unsigned long value,
+                                      int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch,
+                                     unsigned long *dest,
+                                     unsigned long value,
+                                     int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch,
+                                      unsigned long *dest,
+                                      unsigned long value,
+                                      int pe);
+
+/**
+ * `shmem_ulong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ulong_atomic_inc(unsigned long *dest, int pe);
+
+/**
+ * `shmem_ulong_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned long shmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ulong_atomic_swap_nbi(unsigned long *fetch,
+                                 unsigned long *dest,
+                                 unsigned long value,
+                                 int pe);
+
+/**
+ * `shmem_ulong_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
  * `shmem_ulong_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned long shmem_ulong_g(const unsigned long *source, int pe);
@@ -4642,6 +7450,152 @@ void shmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t ne
  * `shmem_ulong_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
+ */
+void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex).
+ */
+void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest,
+                                                       unsigned long long cond,
+                                                       unsigned long long value,
+                                                       int pe);
+
+/**
+ * `shmem_ulonglong_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex).
+ */
+void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch,
+                                             unsigned long long *dest,
+                                             unsigned long long cond,
+                                             unsigned long long value,
+                                             int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest,
+                                                    unsigned long long value,
+                                                    int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          unsigned long long value,
+                                          int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest,
+                                                    unsigned long long value,
+                                                    int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          unsigned long long value,
+                                          int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch,
+                                      const unsigned long long *source,
+                                      int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest,
+                                                   unsigned long long value,
+                                                   int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch,
+                                         unsigned long long *dest,
+                                         unsigned long long value,
+                                         int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest,
+                                                    unsigned long long value,
+                                                    int pe);
+
+/**
+ * `shmem_ulonglong_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex).
+ */
+void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch,
+                                          unsigned long long *dest,
+                                          unsigned long long value,
+                                          int pe);
+
+/**
+ * `shmem_ulonglong_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex).
+ */
+void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex).
+ */
+void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex).
+ */
+void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * `shmem_ulonglong_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex).
+ */
+unsigned long long shmem_ulonglong_atomic_swap(unsigned long long *dest,
+                                               unsigned long long value,
+                                               int pe);
+
+/**
+ * `shmem_ulonglong_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
+ */
+void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch,
+                                     unsigned long long *dest,
+                                     unsigned long long value,
+                                     int pe);
+
+/**
+ * `shmem_ulonglong_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex).
+ */
+void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
 
 /**
  * `shmem_ulonglong_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -4904,7 +7858,8 @@ void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long
  * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
  * of the first buffer argument. Only standard C types can be associations: int8_t and the other
- * typedefs name one of them. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
+ * typedefs name one of them (on LP64: int32_t is int, int64_t long); a table that lists only the
+ * typedef (int32_t in the bitwise AMOs) gets the standard type's association. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
  * cannot be called: the program does not compile.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
@@ -5299,6 +8254,539 @@ void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long
             unsigned int *: shmem_uint_get_nbi, \
             unsigned long *: shmem_ulong_get_nbi, \
             unsigned long long *: shmem_ulonglong_get_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+#define shmem_atomic_fetch(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            const float *: shmem_ctx_float_atomic_fetch, \
+            float *: shmem_ctx_float_atomic_fetch, \
+            const double *: shmem_ctx_double_atomic_fetch, \
+            double *: shmem_ctx_double_atomic_fetch, \
+            const int *: shmem_ctx_int_atomic_fetch, \
+            int *: shmem_ctx_int_atomic_fetch, \
+            const long *: shmem_ctx_long_atomic_fetch, \
+            long *: shmem_ctx_long_atomic_fetch, \
+            const long long *: shmem_ctx_longlong_atomic_fetch, \
+            long long *: shmem_ctx_longlong_atomic_fetch, \
+            const unsigned int *: shmem_ctx_uint_atomic_fetch, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch, \
+            const unsigned long *: shmem_ctx_ulong_atomic_fetch, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch, \
+            const unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            const float *: shmem_float_atomic_fetch, \
+            float *: shmem_float_atomic_fetch, \
+            const double *: shmem_double_atomic_fetch, \
+            double *: shmem_double_atomic_fetch, \
+            const int *: shmem_int_atomic_fetch, \
+            int *: shmem_int_atomic_fetch, \
+            const long *: shmem_long_atomic_fetch, \
+            long *: shmem_long_atomic_fetch, \
+            const long long *: shmem_longlong_atomic_fetch, \
+            long long *: shmem_longlong_atomic_fetch, \
+            const unsigned int *: shmem_uint_atomic_fetch, \
+            unsigned int *: shmem_uint_atomic_fetch, \
+            const unsigned long *: shmem_ulong_atomic_fetch, \
+            unsigned long *: shmem_ulong_atomic_fetch, \
+            const unsigned long long *: shmem_ulonglong_atomic_fetch, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+#define shmem_atomic_set(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_atomic_set, \
+            double *: shmem_ctx_double_atomic_set, \
+            int *: shmem_ctx_int_atomic_set, \
+            long *: shmem_ctx_long_atomic_set, \
+            long long *: shmem_ctx_longlong_atomic_set, \
+            unsigned int *: shmem_ctx_uint_atomic_set, \
+            unsigned long *: shmem_ctx_ulong_atomic_set, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_set, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_atomic_set, \
+            double *: shmem_double_atomic_set, \
+            int *: shmem_int_atomic_set, \
+            long *: shmem_long_atomic_set, \
+            long long *: shmem_longlong_atomic_set, \
+            unsigned int *: shmem_uint_atomic_set, \
+            unsigned long *: shmem_ulong_atomic_set, \
+            unsigned long long *: shmem_ulonglong_atomic_set, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+#define shmem_atomic_swap(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_atomic_swap, \
+            double *: shmem_ctx_double_atomic_swap, \
+            int *: shmem_ctx_int_atomic_swap, \
+            long *: shmem_ctx_long_atomic_swap, \
+            long long *: shmem_ctx_longlong_atomic_swap, \
+            unsigned int *: shmem_ctx_uint_atomic_swap, \
+            unsigned long *: shmem_ctx_ulong_atomic_swap, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_swap, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_atomic_swap, \
+            double *: shmem_double_atomic_swap, \
+            int *: shmem_int_atomic_swap, \
+            long *: shmem_long_atomic_swap, \
+            long long *: shmem_longlong_atomic_swap, \
+            unsigned int *: shmem_uint_atomic_swap, \
+            unsigned long *: shmem_ulong_atomic_swap, \
+            unsigned long long *: shmem_ulonglong_atomic_swap, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+#define shmem_atomic_compare_swap(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_compare_swap, \
+            long *: shmem_ctx_long_atomic_compare_swap, \
+            long long *: shmem_ctx_longlong_atomic_compare_swap, \
+            unsigned int *: shmem_ctx_uint_atomic_compare_swap, \
+            unsigned long *: shmem_ctx_ulong_atomic_compare_swap, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_compare_swap, \
+            long *: shmem_long_atomic_compare_swap, \
+            long long *: shmem_longlong_atomic_compare_swap, \
+            unsigned int *: shmem_uint_atomic_compare_swap, \
+            unsigned long *: shmem_ulong_atomic_compare_swap, \
+            unsigned long long *: shmem_ulonglong_atomic_compare_swap, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+#define shmem_atomic_fetch_inc(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_fetch_inc, \
+            long *: shmem_ctx_long_atomic_fetch_inc, \
+            long long *: shmem_ctx_longlong_atomic_fetch_inc, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_inc, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_inc, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_fetch_inc, \
+            long *: shmem_long_atomic_fetch_inc, \
+            long long *: shmem_longlong_atomic_fetch_inc, \
+            unsigned int *: shmem_uint_atomic_fetch_inc, \
+            unsigned long *: shmem_ulong_atomic_fetch_inc, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_inc, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+#define shmem_atomic_inc(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_inc, \
+            long *: shmem_ctx_long_atomic_inc, \
+            long long *: shmem_ctx_longlong_atomic_inc, \
+            unsigned int *: shmem_ctx_uint_atomic_inc, \
+            unsigned long *: shmem_ctx_ulong_atomic_inc, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_inc, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_inc, \
+            long *: shmem_long_atomic_inc, \
+            long long *: shmem_longlong_atomic_inc, \
+            unsigned int *: shmem_uint_atomic_inc, \
+            unsigned long *: shmem_ulong_atomic_inc, \
+            unsigned long long *: shmem_ulonglong_atomic_inc, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+#define shmem_atomic_fetch_add(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_fetch_add, \
+            long *: shmem_ctx_long_atomic_fetch_add, \
+            long long *: shmem_ctx_longlong_atomic_fetch_add, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_add, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_add, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_fetch_add, \
+            long *: shmem_long_atomic_fetch_add, \
+            long long *: shmem_longlong_atomic_fetch_add, \
+            unsigned int *: shmem_uint_atomic_fetch_add, \
+            unsigned long *: shmem_ulong_atomic_fetch_add, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_add, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+#define shmem_atomic_add(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_add, \
+            long *: shmem_ctx_long_atomic_add, \
+            long long *: shmem_ctx_longlong_atomic_add, \
+            unsigned int *: shmem_ctx_uint_atomic_add, \
+            unsigned long *: shmem_ctx_ulong_atomic_add, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_add, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_add, \
+            long *: shmem_long_atomic_add, \
+            long long *: shmem_longlong_atomic_add, \
+            unsigned int *: shmem_uint_atomic_add, \
+            unsigned long *: shmem_ulong_atomic_add, \
+            unsigned long long *: shmem_ulonglong_atomic_add, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex). */
+#define shmem_atomic_fetch_and(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_and, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_and, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and, \
+            int *: shmem_ctx_int32_atomic_fetch_and, \
+            long *: shmem_ctx_int64_atomic_fetch_and, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_and, \
+            unsigned long *: shmem_ulong_atomic_fetch_and, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_and, \
+            int *: shmem_int32_atomic_fetch_and, \
+            long *: shmem_int64_atomic_fetch_and, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex). */
+#define shmem_atomic_and(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_and, \
+            unsigned long *: shmem_ctx_ulong_atomic_and, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_and, \
+            int *: shmem_ctx_int32_atomic_and, \
+            long *: shmem_ctx_int64_atomic_and, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_and, \
+            unsigned long *: shmem_ulong_atomic_and, \
+            unsigned long long *: shmem_ulonglong_atomic_and, \
+            int *: shmem_int32_atomic_and, \
+            long *: shmem_int64_atomic_and, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex). */
+#define shmem_atomic_fetch_or(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_or, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_or, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or, \
+            int *: shmem_ctx_int32_atomic_fetch_or, \
+            long *: shmem_ctx_int64_atomic_fetch_or, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_or, \
+            unsigned long *: shmem_ulong_atomic_fetch_or, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_or, \
+            int *: shmem_int32_atomic_fetch_or, \
+            long *: shmem_int64_atomic_fetch_or, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex). */
+#define shmem_atomic_or(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_or, \
+            unsigned long *: shmem_ctx_ulong_atomic_or, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_or, \
+            int *: shmem_ctx_int32_atomic_or, \
+            long *: shmem_ctx_int64_atomic_or, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_or, \
+            unsigned long *: shmem_ulong_atomic_or, \
+            unsigned long long *: shmem_ulonglong_atomic_or, \
+            int *: shmem_int32_atomic_or, \
+            long *: shmem_int64_atomic_or, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex). */
+#define shmem_atomic_fetch_xor(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_xor, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_xor, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor, \
+            int *: shmem_ctx_int32_atomic_fetch_xor, \
+            long *: shmem_ctx_int64_atomic_fetch_xor, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_xor, \
+            unsigned long *: shmem_ulong_atomic_fetch_xor, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_xor, \
+            int *: shmem_int32_atomic_fetch_xor, \
+            long *: shmem_int64_atomic_fetch_xor, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex). */
+#define shmem_atomic_xor(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_xor, \
+            unsigned long *: shmem_ctx_ulong_atomic_xor, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_xor, \
+            int *: shmem_ctx_int32_atomic_xor, \
+            long *: shmem_ctx_int64_atomic_xor, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_xor, \
+            unsigned long *: shmem_ulong_atomic_xor, \
+            unsigned long long *: shmem_ulonglong_atomic_xor, \
+            int *: shmem_int32_atomic_xor, \
+            long *: shmem_int64_atomic_xor, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+#define shmem_fetch(first, ...) \
+    _Generic((first), \
+            const float *: shmem_float_fetch, \
+            float *: shmem_float_fetch, \
+            const double *: shmem_double_fetch, \
+            double *: shmem_double_fetch, \
+            const int *: shmem_int_fetch, \
+            int *: shmem_int_fetch, \
+            const long *: shmem_long_fetch, \
+            long *: shmem_long_fetch, \
+            const long long *: shmem_longlong_fetch, \
+            long long *: shmem_longlong_fetch, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+#define shmem_set(first, ...) \
+    _Generic((first), \
+            float *: shmem_float_set, \
+            double *: shmem_double_set, \
+            int *: shmem_int_set, \
+            long *: shmem_long_set, \
+            long long *: shmem_longlong_set, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+#define shmem_swap(first, ...) \
+    _Generic((first), \
+            float *: shmem_float_swap, \
+            double *: shmem_double_swap, \
+            int *: shmem_int_swap, \
+            long *: shmem_long_swap, \
+            long long *: shmem_longlong_swap, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+#define shmem_cswap(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_cswap, \
+            long *: shmem_long_cswap, \
+            long long *: shmem_longlong_cswap, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+#define shmem_finc(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_finc, \
+            long *: shmem_long_finc, \
+            long long *: shmem_longlong_finc, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+#define shmem_inc(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_inc, \
+            long *: shmem_long_inc, \
+            long long *: shmem_longlong_inc, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+#define shmem_fadd(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_fadd, \
+            long *: shmem_long_fadd, \
+            long long *: shmem_longlong_fadd, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+#define shmem_add(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_add, \
+            long *: shmem_long_add, \
+            long long *: shmem_longlong_add, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex). */
+#define shmem_atomic_fetch_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_atomic_fetch_nbi, \
+            double *: shmem_ctx_double_atomic_fetch_nbi, \
+            int *: shmem_ctx_int_atomic_fetch_nbi, \
+            long *: shmem_ctx_long_atomic_fetch_nbi, \
+            long long *: shmem_ctx_longlong_atomic_fetch_nbi, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_atomic_fetch_nbi, \
+            double *: shmem_double_atomic_fetch_nbi, \
+            int *: shmem_int_atomic_fetch_nbi, \
+            long *: shmem_long_atomic_fetch_nbi, \
+            long long *: shmem_longlong_atomic_fetch_nbi, \
+            unsigned int *: shmem_uint_atomic_fetch_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex). */
+#define shmem_atomic_swap_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_atomic_swap_nbi, \
+            double *: shmem_ctx_double_atomic_swap_nbi, \
+            int *: shmem_ctx_int_atomic_swap_nbi, \
+            long *: shmem_ctx_long_atomic_swap_nbi, \
+            long long *: shmem_ctx_longlong_atomic_swap_nbi, \
+            unsigned int *: shmem_ctx_uint_atomic_swap_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_swap_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_swap_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_atomic_swap_nbi, \
+            double *: shmem_double_atomic_swap_nbi, \
+            int *: shmem_int_atomic_swap_nbi, \
+            long *: shmem_long_atomic_swap_nbi, \
+            long long *: shmem_longlong_atomic_swap_nbi, \
+            unsigned int *: shmem_uint_atomic_swap_nbi, \
+            unsigned long *: shmem_ulong_atomic_swap_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_swap_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex). */
+#define shmem_atomic_compare_swap_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_compare_swap_nbi, \
+            long *: shmem_ctx_long_atomic_compare_swap_nbi, \
+            long long *: shmem_ctx_longlong_atomic_compare_swap_nbi, \
+            unsigned int *: shmem_ctx_uint_atomic_compare_swap_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_compare_swap_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_compare_swap_nbi, \
+            long *: shmem_long_atomic_compare_swap_nbi, \
+            long long *: shmem_longlong_atomic_compare_swap_nbi, \
+            unsigned int *: shmem_uint_atomic_compare_swap_nbi, \
+            unsigned long *: shmem_ulong_atomic_compare_swap_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_compare_swap_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex). */
+#define shmem_atomic_fetch_inc_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_fetch_inc_nbi, \
+            long *: shmem_ctx_long_atomic_fetch_inc_nbi, \
+            long long *: shmem_ctx_longlong_atomic_fetch_inc_nbi, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_inc_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_inc_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_fetch_inc_nbi, \
+            long *: shmem_long_atomic_fetch_inc_nbi, \
+            long long *: shmem_longlong_atomic_fetch_inc_nbi, \
+            unsigned int *: shmem_uint_atomic_fetch_inc_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_inc_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_inc_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex). */
+#define shmem_atomic_fetch_add_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            int *: shmem_ctx_int_atomic_fetch_add_nbi, \
+            long *: shmem_ctx_long_atomic_fetch_add_nbi, \
+            long long *: shmem_ctx_longlong_atomic_fetch_add_nbi, \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_add_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_add_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            int *: shmem_int_atomic_fetch_add_nbi, \
+            long *: shmem_long_atomic_fetch_add_nbi, \
+            long long *: shmem_longlong_atomic_fetch_add_nbi, \
+            unsigned int *: shmem_uint_atomic_fetch_add_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_add_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_add_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex). */
+#define shmem_atomic_fetch_and_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_and_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_and_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi, \
+            int *: shmem_ctx_int32_atomic_fetch_and_nbi, \
+            long *: shmem_ctx_int64_atomic_fetch_and_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_and_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_and_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, \
+            int *: shmem_int32_atomic_fetch_and_nbi, \
+            long *: shmem_int64_atomic_fetch_and_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex). */
+#define shmem_atomic_fetch_or_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_or_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_or_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi, \
+            int *: shmem_ctx_int32_atomic_fetch_or_nbi, \
+            long *: shmem_ctx_int64_atomic_fetch_or_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_or_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_or_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, \
+            int *: shmem_int32_atomic_fetch_or_nbi, \
+            long *: shmem_int64_atomic_fetch_or_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex). */
+#define shmem_atomic_fetch_xor_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned int *: shmem_ctx_uint_atomic_fetch_xor_nbi, \
+            unsigned long *: shmem_ctx_ulong_atomic_fetch_xor_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, \
+            int *: shmem_ctx_int32_atomic_fetch_xor_nbi, \
+            long *: shmem_ctx_int64_atomic_fetch_xor_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            unsigned int *: shmem_uint_atomic_fetch_xor_nbi, \
+            unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, \
+            unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, \
+            int *: shmem_int32_atomic_fetch_xor_nbi, \
+            long *: shmem_int64_atomic_fetch_xor_nbi, \
             default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
 
 #endif /* C11 */

@@ -4,6 +4,8 @@
 //! `longdouble.c` (Rust has no `long double`); the constants and types in `constants` are
 //! written by hand. See docs/ABI.md.
 
+pub mod amo;
+pub mod amo_nbi;
 pub mod constants;
 pub mod longdouble;
 pub mod memory;

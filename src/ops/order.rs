@@ -3,16 +3,13 @@
 //! which a full memory fence does.
 
 use crate::fatal;
-use crate::runtime::handle::{self, shmem_ctx_t};
+use crate::runtime::handle::shmem_ctx_t;
 use crate::runtime::world;
 use crate::transport::shm;
 use std::ffi::c_int;
 
 fn check(call: &'static str, ctx: shmem_ctx_t) {
-    let _ = world::get(call);
-    if handle::context(ctx).is_none() {
-        fatal!(call, "ctx = {:p} is not a valid context", ctx.0);
-    }
+    super::enter(call, ctx);
 }
 
 /// `shmem_fence`: puts to each PE are delivered in order.

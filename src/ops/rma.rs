@@ -7,35 +7,12 @@
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
 //! the blocking ones; `shmem_quiet` still orders them as the spec requires.
 
+use super::enter;
 use crate::fatal;
-use crate::runtime::handle::{self, shmem_ctx_t};
-use crate::runtime::world::{self, World};
+use crate::runtime::handle::shmem_ctx_t;
 use crate::transport::shm;
 use std::ffi::c_int;
 use std::mem::size_of;
-
-/// The World, after checking the context handle.
-#[inline(always)]
-fn enter(call: &'static str, ctx: shmem_ctx_t) -> &'static World {
-    let w = world::get(call);
-    if handle::context(ctx).is_none() {
-        bad_ctx(call, ctx);
-    }
-    w
-}
-
-#[cold]
-#[inline(never)]
-fn bad_ctx(call: &'static str, ctx: shmem_ctx_t) -> ! {
-    if ctx == shmem_ctx_t::INVALID {
-        fatal!(call, "ctx is SHMEM_CTX_INVALID")
-    }
-    fatal!(
-        call,
-        "ctx = {:p} is not a context this library created",
-        ctx.0
-    )
-}
 
 /// `count` elements of `T` in bytes, or the overflow error.
 #[inline(always)]

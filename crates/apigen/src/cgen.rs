@@ -111,6 +111,23 @@ pub fn longdouble_decls(funcs: &[&Func], profiling: bool) -> String {
     s
 }
 
+/// The standard C type a spec type names on the supported (LP64) targets: a `_Generic` association
+/// must use it, since a typedef and its type are the same type and may not both appear.
+fn standard_type(c: &str) -> Result<&str, String> {
+    Ok(match c {
+        "int8_t" => "signed char",
+        "int16_t" => "short",
+        "int32_t" => "int",
+        "int64_t" | "ptrdiff_t" => "long",
+        "uint8_t" => "unsigned char",
+        "uint16_t" => "unsigned short",
+        "uint32_t" => "unsigned int",
+        "uint64_t" | "size_t" => "unsigned long",
+        t if t.ends_with("_t") => return Err(format!("no standard C type known for {t}")),
+        t => t,
+    })
+}
+
 /// The C11 type-generic interfaces (`shmem_put`, ...) for the typed families that have one.
 pub fn generics(spec: &Spec) -> Result<String, String> {
     let mut s = String::new();
@@ -119,7 +136,8 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
  * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
  * of the first buffer argument. Only standard C types can be associations: int8_t and the other
- * typedefs name one of them. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
+ * typedefs name one of them (on LP64: int32_t is int, int64_t long); a table that lists only the
+ * typedef (int32_t in the bitwise AMOs) gets the standard type's association. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
  * cannot be called: the program does not compile.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
@@ -134,19 +152,32 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
             continue;
         };
         let row = spec.row(generic, "generic")?;
-        let crate::families::Types::Table(table) = family.types else {
-            return Err(format!("{generic}: family is not typed"));
+        let rows = match family.types {
+            crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
+            crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
+            _ => return Err(format!("{generic}: family is not typed")),
         };
-        let [plain, ctx] = family.names else {
-            return Err(format!("{generic}: expected a plain and a ctx pattern"));
+        let (plain, ctx) = match family.names {
+            [plain, ctx] => (*plain, Some(*ctx)),
+            [plain] => (*plain, None),
+            _ => return Err(format!("{generic}: expected a plain and a ctx pattern")),
         };
         let mut assoc_plain = Vec::new();
         let mut assoc_ctx = Vec::new();
-        for t in spec.table(table)? {
-            if t.c_type.ends_with("_t") {
-                continue; // a typedef of a standard type
+        // Standard-named rows first; a typedef row (int32_t, size_t, ...) only if the table has no
+        // row for the standard type it names (bitamotypes lists int32_t but not int).
+        let (standard, typedefs): (Vec<_>, Vec<_>) =
+            rows.into_iter().partition(|t| !t.c_type.ends_with("_t"));
+        let mut seen: Vec<&str> = Vec::new();
+        for t in standard.into_iter().chain(typedefs) {
+            let c_type = standard_type(&t.c_type)?;
+            if seen.contains(&c_type) {
+                continue;
             }
-            for (pattern, out) in [(plain, &mut assoc_plain), (ctx, &mut assoc_ctx)] {
+            seen.push(c_type);
+            let patterns = [(Some(plain), &mut assoc_plain), (ctx, &mut assoc_ctx)];
+            for (pattern, out) in patterns {
+                let Some(pattern) = pattern else { continue };
                 let name = pattern.replace("TYPENAME", &t.typename);
                 let sig = CSignature::parse(&spec.function(&name)?.c_signature)?;
                 let buf = sig
@@ -158,9 +189,9 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
                     return Err(format!("{name}: first buffer parameter is not a pointer"));
                 }
                 if buf.ty.is_const {
-                    out.push(format!("const {} *: {name}", t.c_type));
+                    out.push(format!("const {c_type} *: {name}"));
                 }
-                out.push(format!("{} *: {name}", t.c_type));
+                out.push(format!("{c_type} *: {name}"));
             }
         }
         let indent = "            ";
@@ -170,6 +201,17 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
                 .collect::<Vec<_>>()
                 .join(" \\\n")
         };
+        if ctx.is_none() {
+            // No context form: select on the first argument alone.
+            write!(
+                s,
+                "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)\n",
+                row.spec_file,
+                join(&assoc_plain),
+            )
+            .unwrap();
+            continue;
+        }
         write!(
             s,
             "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH), \\\n        default: _Generic((first), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)\n",

@@ -12,6 +12,8 @@ pub enum Types {
     Plain,
     /// `TYPENAME` expands over a spec type table; the element type is the table's C type.
     Table(&'static str),
+    /// As `Table`, restricted to the listed TYPENAMEs (the deprecated AMO names cover a few types).
+    Subset(&'static str, &'static [&'static str]),
     /// `SIZE` expands over (name part, Rust element type of the `void *` buffers).
     Sized(&'static [(&'static str, &'static str)]),
 }
@@ -94,6 +96,35 @@ const fn sized(
         via128: None,
     }
 }
+
+/// A typed atomic family over a spec type table (or part of one), with its C11 generic.
+const fn atomic(
+    module: &'static str,
+    names: &'static [&'static str],
+    types: Types,
+    op: &'static str,
+    generic: &'static str,
+) -> Family {
+    Family {
+        module,
+        names,
+        types,
+        op,
+        generic: Some(generic),
+        via128: None,
+    }
+}
+
+const STDAMO: Types = Types::Table("stdamotypes");
+const EXTAMO: Types = Types::Table("extamotypes");
+const BITAMO: Types = Types::Table("bitamotypes");
+/// The types of the deprecated (pre-1.4) standard AMO names.
+const OLD_STDAMO: Types = Types::Subset("stdamotypes", &["int", "long", "longlong"]);
+/// The types of the deprecated (pre-1.4) extended AMO names.
+const OLD_EXTAMO: Types = Types::Subset(
+    "extamotypes",
+    &["float", "double", "int", "long", "longlong"],
+);
 
 /// Every emitted family, in output order.
 pub const FAMILIES: &[Family] = &[
@@ -255,6 +286,267 @@ pub const FAMILIES: &[Family] = &[
         SIZES_MEM,
         "rma::get_nbi",
     ),
+    // Atomic memory operations (§9.8): extended, standard, bitwise.
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch",
+            "shmem_ctx_TYPENAME_atomic_fetch",
+        ],
+        EXTAMO,
+        "amo::fetch",
+        "shmem_atomic_fetch",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_set", "shmem_ctx_TYPENAME_atomic_set"],
+        EXTAMO,
+        "amo::set",
+        "shmem_atomic_set",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_swap",
+            "shmem_ctx_TYPENAME_atomic_swap",
+        ],
+        EXTAMO,
+        "amo::swap",
+        "shmem_atomic_swap",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_compare_swap",
+            "shmem_ctx_TYPENAME_atomic_compare_swap",
+        ],
+        STDAMO,
+        "amo::compare_swap",
+        "shmem_atomic_compare_swap",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch_inc",
+            "shmem_ctx_TYPENAME_atomic_fetch_inc",
+        ],
+        STDAMO,
+        "amo::fetch_inc",
+        "shmem_atomic_fetch_inc",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_inc", "shmem_ctx_TYPENAME_atomic_inc"],
+        STDAMO,
+        "amo::inc",
+        "shmem_atomic_inc",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch_add",
+            "shmem_ctx_TYPENAME_atomic_fetch_add",
+        ],
+        STDAMO,
+        "amo::fetch_add",
+        "shmem_atomic_fetch_add",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_add", "shmem_ctx_TYPENAME_atomic_add"],
+        STDAMO,
+        "amo::add",
+        "shmem_atomic_add",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch_and",
+            "shmem_ctx_TYPENAME_atomic_fetch_and",
+        ],
+        BITAMO,
+        "amo::fetch_and",
+        "shmem_atomic_fetch_and",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_and", "shmem_ctx_TYPENAME_atomic_and"],
+        BITAMO,
+        "amo::and",
+        "shmem_atomic_and",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch_or",
+            "shmem_ctx_TYPENAME_atomic_fetch_or",
+        ],
+        BITAMO,
+        "amo::fetch_or",
+        "shmem_atomic_fetch_or",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_or", "shmem_ctx_TYPENAME_atomic_or"],
+        BITAMO,
+        "amo::or",
+        "shmem_atomic_or",
+    ),
+    atomic(
+        "amo",
+        &[
+            "shmem_TYPENAME_atomic_fetch_xor",
+            "shmem_ctx_TYPENAME_atomic_fetch_xor",
+        ],
+        BITAMO,
+        "amo::fetch_xor",
+        "shmem_atomic_fetch_xor",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_atomic_xor", "shmem_ctx_TYPENAME_atomic_xor"],
+        BITAMO,
+        "amo::xor",
+        "shmem_atomic_xor",
+    ),
+    // The deprecated names (before 1.4) and their generics.
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_fetch"],
+        OLD_EXTAMO,
+        "amo::fetch",
+        "shmem_fetch",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_set"],
+        OLD_EXTAMO,
+        "amo::set",
+        "shmem_set",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_swap"],
+        OLD_EXTAMO,
+        "amo::swap",
+        "shmem_swap",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_cswap"],
+        OLD_STDAMO,
+        "amo::compare_swap",
+        "shmem_cswap",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_finc"],
+        OLD_STDAMO,
+        "amo::fetch_inc",
+        "shmem_finc",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_inc"],
+        OLD_STDAMO,
+        "amo::inc",
+        "shmem_inc",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_fadd"],
+        OLD_STDAMO,
+        "amo::fetch_add",
+        "shmem_fadd",
+    ),
+    atomic(
+        "amo",
+        &["shmem_TYPENAME_add"],
+        OLD_STDAMO,
+        "amo::add",
+        "shmem_add",
+    ),
+    // Non-blocking fetching atomics; they complete at once on the shared-memory route.
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_nbi",
+        ],
+        EXTAMO,
+        "amo::fetch_nbi",
+        "shmem_atomic_fetch_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_swap_nbi",
+            "shmem_ctx_TYPENAME_atomic_swap_nbi",
+        ],
+        EXTAMO,
+        "amo::swap_nbi",
+        "shmem_atomic_swap_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_compare_swap_nbi",
+            "shmem_ctx_TYPENAME_atomic_compare_swap_nbi",
+        ],
+        STDAMO,
+        "amo::compare_swap_nbi",
+        "shmem_atomic_compare_swap_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_inc_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_inc_nbi",
+        ],
+        STDAMO,
+        "amo::fetch_inc_nbi",
+        "shmem_atomic_fetch_inc_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_add_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_add_nbi",
+        ],
+        STDAMO,
+        "amo::fetch_add_nbi",
+        "shmem_atomic_fetch_add_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_and_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_and_nbi",
+        ],
+        BITAMO,
+        "amo::fetch_and_nbi",
+        "shmem_atomic_fetch_and_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_or_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_or_nbi",
+        ],
+        BITAMO,
+        "amo::fetch_or_nbi",
+        "shmem_atomic_fetch_or_nbi",
+    ),
+    atomic(
+        "amo_nbi",
+        &[
+            "shmem_TYPENAME_atomic_fetch_xor_nbi",
+            "shmem_ctx_TYPENAME_atomic_fetch_xor_nbi",
+        ],
+        BITAMO,
+        "amo::fetch_xor_nbi",
+        "shmem_atomic_fetch_xor_nbi",
+    ),
     // Memory ordering (§9.11).
     plain("order", &["shmem_fence", "shmem_ctx_fence"], "order::fence"),
     plain("order", &["shmem_quiet", "shmem_ctx_quiet"], "order::quiet"),
@@ -282,6 +574,14 @@ pub const MODULES: &[(&str, &str)] = &[
     (
         "rma_nbi",
         "Non-blocking remote memory access: put_nbi, get_nbi (OpenSHMEM 1.6).",
+    ),
+    (
+        "amo",
+        "Atomic memory operations: fetch, set, swap, compare_swap, inc, add and the bitwise and/or/xor, with their fetching forms and the deprecated names (OpenSHMEM 1.6 §9.8).",
+    ),
+    (
+        "amo_nbi",
+        "Non-blocking fetching atomic memory operations: the `_nbi` forms of fetch, swap, compare_swap, fetch_inc, fetch_add and the bitwise fetch_and/or/xor (OpenSHMEM 1.6 §9.8).",
     ),
     (
         "order",

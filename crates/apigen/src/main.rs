@@ -1,7 +1,7 @@
 //! apigen: generates rshmem's C API from the OpenSHMEM spec tables vendored in `spec/`.
 //!
 //! `cargo run -p apigen` (from the repository root) rewrites, deterministically:
-//! - `src/api/{mod,setup,memory,rma,rma_nbi,order,sync}.rs`: one-line `extern "C"` shells over
+//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,order,sync}.rs`: one-line `extern "C"` shells over
 //!   `src/ops/`, each followed by its `pshmem_` twin;
 //! - `src/api/longdouble.c`: the `long double` routines (Rust has no such type), forwarding to the
 //!   128-bit sized routines;
@@ -114,6 +114,15 @@ fn expand<'a>(spec: &'a Spec) -> Result<Vec<Func<'a>>, String> {
             Types::Table(t) => spec
                 .table(t)?
                 .iter()
+                .map(|r| Expansion {
+                    replace: Some(("TYPENAME", r.typename.clone())),
+                    elem: rust_base(&r.c_type).map(str::to_string),
+                    c_type: Some(r.c_type.clone()),
+                })
+                .collect(),
+            Types::Subset(t, only) => spec
+                .subset(t, only)?
+                .into_iter()
                 .map(|r| Expansion {
                     replace: Some(("TYPENAME", r.typename.clone())),
                     elem: rust_base(&r.c_type).map(str::to_string),

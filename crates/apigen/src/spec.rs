@@ -133,6 +133,20 @@ impl Spec {
             .map(Vec::as_slice)
             .ok_or_else(|| format!("type table {name}: not in openshmem-type-tables.tsv"))
     }
+
+    /// The rows of table `name` whose TYPENAME is in `only`, each of which must be in the table.
+    pub fn subset(&self, name: &str, only: &[&str]) -> Result<Vec<&TypeRow>, String> {
+        let rows = self.table(name)?;
+        for t in only {
+            if !rows.iter().any(|r| r.typename == *t) {
+                return Err(format!("type table {name}: no TYPENAME {t}"));
+            }
+        }
+        Ok(rows
+            .iter()
+            .filter(|r| only.contains(&r.typename.as_str()))
+            .collect())
+    }
 }
 
 /// A C type as written in the spec's synopses: a base type, const-ness of the pointee, pointer depth.

@@ -11,7 +11,8 @@ pub mod segment;
 
 pub use segment::Segment;
 
-use std::sync::atomic::{Ordering, fence};
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 
 /// Copies `len` bytes; the ranges may belong to different processes' views of the same memory and
 /// may overlap (a put from a PE to itself).
@@ -83,3 +84,108 @@ pub unsafe fn copy_strided<T: Copy>(
 pub fn order() {
     fence(Ordering::SeqCst);
 }
+
+/// A word the CPU updates atomically in place: `u32` or `u64`. The atomic memory operations act on
+/// a peer's mapped copy of a symmetric word through these; every operation is sequentially
+/// consistent (on x86 a locked instruction, on aarch64 an LSE atomic or an exclusive pair).
+pub trait Word: Copy + Eq + sealed::Sealed {
+    /// Loads the word.
+    ///
+    /// # Safety
+    /// `p` must be valid for reads and writes and naturally aligned for `Self`.
+    unsafe fn load(p: *mut Self) -> Self;
+    /// Stores `v`.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn store(p: *mut Self, v: Self);
+    /// Stores `v`, returns the old value.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn swap(p: *mut Self, v: Self) -> Self;
+    /// Stores `v` if the word equals `cond`; returns the old value either way.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn compare_swap(p: *mut Self, cond: Self, v: Self) -> Self;
+    /// Adds `v` (wrapping), returns the old value.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn fetch_add(p: *mut Self, v: Self) -> Self;
+    /// Bitwise AND with `v`, returns the old value.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn fetch_and(p: *mut Self, v: Self) -> Self;
+    /// Bitwise OR with `v`, returns the old value.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn fetch_or(p: *mut Self, v: Self) -> Self;
+    /// Bitwise XOR with `v`, returns the old value.
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn fetch_xor(p: *mut Self, v: Self) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// Implements [`Word`] for an unsigned integer with its `std` atomic type.
+macro_rules! word {
+    ($t:ty, $atomic:ty) => {
+        impl Word for $t {
+            #[inline(always)]
+            unsafe fn load(p: *mut Self) -> Self {
+                // SAFETY: the caller guarantees a valid, aligned word that is only accessed atomically
+                // while the operation runs (the OpenSHMEM atomicity guarantee).
+                unsafe { <$atomic>::from_ptr(p) }.load(SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn store(p: *mut Self, v: Self) {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.store(v, SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn swap(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.swap(v, SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn compare_swap(p: *mut Self, cond: Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                match unsafe { <$atomic>::from_ptr(p) }.compare_exchange(cond, v, SeqCst, SeqCst) {
+                    Ok(old) | Err(old) => old,
+                }
+            }
+            #[inline(always)]
+            unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.fetch_add(v, SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn fetch_and(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.fetch_and(v, SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn fetch_or(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.fetch_or(v, SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn fetch_xor(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.fetch_xor(v, SeqCst)
+            }
+        }
+    };
+}
+word!(u32, AtomicU32);
+word!(u64, AtomicU64);
