@@ -70,7 +70,7 @@ static void op_pingpong(void *unused) {
 int main(int argc, char **argv) {
     struct bench_cfg c = bench_parse(argc, argv);
     double ns[BENCH_MAX_SAMPLES];
-    char *src = malloc(MAXSZ), *dst = malloc(MAXSZ);
+    char *src = aligned_alloc(4096, MAXSZ), *dst = aligned_alloc(4096, MAXSZ);
     if (!src || !dst) return 1;
     memset(src, 1, MAXSZ);
     memset(dst, 0, MAXSZ);
