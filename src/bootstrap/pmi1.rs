@@ -1,18 +1,42 @@
-//! PMI-1 "simple" wire protocol client: newline-terminated `key=value` lines over the socket whose
-//! descriptor the launcher passes in `PMI_FD`. Served by our `oshrun` and by MPICH Hydra.
+//! PMI-1 "simple" wire protocol client: newline-terminated `key=value` lines over a socket.
+//! Served by our `oshrun` and by MPICH Hydra (`mpiexec.hydra`).
+//!
+//! Two ways in, as Hydra offers them:
+//! - `PMI_FD` (the default of both launchers): an inherited, connected socket; the rank and size
+//!   are in `PMI_RANK` and `PMI_SIZE`.
+//! - `PMI_PORT=host:port` (`mpiexec.hydra -pmi-port`): a TCP connection to the launcher, opened by
+//!   `cmd=initack pmiid=$PMI_ID`; the launcher answers `cmd=initack` then `cmd=set size=N`,
+//!   `cmd=set rank=R`, `cmd=set debug=D`.
+//!
+//! After `cmd=init pmi_version=1 pmi_subversion=1` the client asks for the limits (`get_maxes`:
+//! Hydra allows 64-byte keys and 1024-byte values) and the KVS name, which names the job. Node
+//! locality comes from the `PMI_process_mapping` key both launchers publish.
 
 use super::{Bootstrap, Error, Result};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
+
+/// Limits assumed when the launcher does not answer `get_maxes` (the PMI-1 reference values).
+const DEFAULT_KEYLEN_MAX: usize = 64;
+const DEFAULT_VALLEN_MAX: usize = 1024;
+
+/// A connected socket of either kind.
+trait Stream: Read + Write + Send {}
+impl Stream for UnixStream {}
+impl Stream for TcpStream {}
 
 pub struct Pmi1 {
     rank: usize,
     size: usize,
     kvsname: String,
     job_id: String,
-    reader: BufReader<UnixStream>,
-    writer: UnixStream,
+    keylen_max: usize,
+    vallen_max: usize,
+    local: Option<Vec<usize>>,
+    reader: BufReader<Box<dyn Stream>>,
+    writer: Box<dyn Stream>,
     finalized: bool,
 }
 
@@ -23,39 +47,82 @@ fn env_number(name: &str) -> Result<usize> {
         .map_err(|_| Error(format!("{name} = '{text}' is not a number")))
 }
 
+/// The socket whose descriptor is in `PMI_FD`.
+fn inherited_socket() -> Result<(Box<dyn Stream>, Box<dyn Stream>)> {
+    let fd = env_number("PMI_FD")? as i32;
+    // The descriptor must be open and a socket; fstat tells before we take ownership of it.
+    // SAFETY: fstat only writes into the local struct; an invalid fd makes it return -1.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFSOCK {
+        return Err(Error(format!("PMI_FD = {fd} is not an open socket")));
+    }
+    // SAFETY: the launcher handed this descriptor to this process for the PMI conversation and
+    // nothing else in the process uses it; we own it from here on. Hydra passes a TCP socket, our
+    // oshrun a UNIX one: both are plain stream sockets, and UnixStream only reads and writes.
+    let stream = unsafe { UnixStream::from_raw_fd(fd) };
+    let writer = stream
+        .try_clone()
+        .map_err(|e| Error(format!("PMI_FD: {e}")))?;
+    Ok((Box::new(stream), Box::new(writer)))
+}
+
+/// A TCP connection to `PMI_PORT`.
+fn port_socket(port: &str) -> Result<(Box<dyn Stream>, Box<dyn Stream>)> {
+    let stream =
+        TcpStream::connect(port).map_err(|e| Error(format!("PMI_PORT = {port}: connect: {e}")))?;
+    let _ = stream.set_nodelay(true);
+    let writer = stream
+        .try_clone()
+        .map_err(|e| Error(format!("PMI_PORT: {e}")))?;
+    Ok((Box::new(stream), Box::new(writer)))
+}
+
 impl Pmi1 {
-    /// Connects on `PMI_FD` and performs the PMI-1 handshake.
+    /// Connects through `PMI_FD` or `PMI_PORT` and performs the PMI-1 handshake.
     pub fn connect() -> Result<Pmi1> {
-        let fd = env_number("PMI_FD")? as i32;
-        let rank = env_number("PMI_RANK")?;
-        let size = env_number("PMI_SIZE")?;
-        // The descriptor must be open and a socket; fstat tells before we take ownership of it.
-        // SAFETY: fstat only writes into the local struct; an invalid fd makes it return -1.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: as above.
-        if unsafe { libc::fstat(fd, &mut st) } != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFSOCK
-        {
-            return Err(Error(format!("PMI_FD = {fd} is not an open socket")));
-        }
-        // SAFETY: the launcher handed this descriptor to this process for the PMI conversation and
-        // nothing else in the process uses it; we own it from here on.
-        let stream = unsafe { UnixStream::from_raw_fd(fd) };
-        let writer = stream
-            .try_clone()
-            .map_err(|e| Error(format!("PMI_FD: {e}")))?;
+        let port = std::env::var("PMI_PORT").ok();
+        let (reader, writer) = match (&port, std::env::var_os("PMI_FD")) {
+            (_, Some(_)) => inherited_socket()?,
+            (Some(port), None) => port_socket(port)?,
+            (None, None) => return Err(Error("neither PMI_FD nor PMI_PORT is set".into())),
+        };
         let mut pmi = Pmi1 {
-            rank,
-            size,
+            rank: 0,
+            size: 0,
             kvsname: String::new(),
             job_id: String::new(),
-            reader: BufReader::new(stream),
+            keylen_max: DEFAULT_KEYLEN_MAX,
+            vallen_max: DEFAULT_VALLEN_MAX,
+            local: None,
+            reader: BufReader::new(reader),
             writer,
             finalized: false,
         };
+        if std::env::var_os("PMI_FD").is_some() {
+            pmi.rank = env_number("PMI_RANK")?;
+            pmi.size = env_number("PMI_SIZE")?;
+        } else {
+            pmi.port_handshake()?;
+        }
+        if pmi.size == 0 || pmi.rank >= pmi.size {
+            return Err(Error(format!(
+                "PMI: rank {} of {} PEs makes no sense",
+                pmi.rank, pmi.size
+            )));
+        }
         pmi.request(
             "cmd=init pmi_version=1 pmi_subversion=1",
             "response_to_init",
         )?;
+        let maxes = pmi.request("cmd=get_maxes", "maxes")?;
+        let limit = |name, default| {
+            field(&maxes, name)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        pmi.keylen_max = limit("keylen_max", DEFAULT_KEYLEN_MAX);
+        pmi.vallen_max = limit("vallen_max", DEFAULT_VALLEN_MAX);
         let reply = pmi.request("cmd=get_my_kvsname", "my_kvsname")?;
         pmi.kvsname = field(&reply, "kvsname")
             .ok_or_else(|| Error("no kvsname in reply".into()))?
@@ -65,10 +132,45 @@ impl Pmi1 {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
+        // Optional: a launcher that does not publish the mapping just leaves locality unknown.
+        if let Ok(mapping) = pmi.get("PMI_process_mapping") {
+            pmi.local = local_ranks(&mapping, pmi.rank, pmi.size);
+        }
         Ok(pmi)
     }
 
-    /// Sends one request line and reads the reply, which must be `cmd=<expect>` with `rc=0`.
+    /// The `PMI_PORT` greeting: identify with `PMI_ID`, learn the size and the rank.
+    fn port_handshake(&mut self) -> Result<()> {
+        let id = env_number("PMI_ID")?;
+        self.request(&format!("cmd=initack pmiid={id}"), "initack")?;
+        let (mut size, mut rank) = (None, None);
+        // Hydra sends size, rank, debug, in that order; debug ends the greeting.
+        loop {
+            let line = self.receive()?;
+            if field(&line, "cmd") != Some("set") {
+                return Err(Error(format!("PMI_PORT greeting: unexpected '{line}'")));
+            }
+            let number = |name| field(&line, name).and_then(|v| v.parse::<usize>().ok());
+            size = size.or(number("size"));
+            rank = rank.or(number("rank"));
+            if field(&line, "debug").is_some() {
+                break;
+            }
+        }
+        match (size, rank) {
+            (Some(size), Some(rank)) => {
+                self.size = size;
+                self.rank = rank;
+                Ok(())
+            }
+            _ => Err(Error(
+                "PMI_PORT greeting: the launcher did not send the size and the rank".into(),
+            )),
+        }
+    }
+
+    /// Sends one request line and reads the reply, which must be `cmd=<expect>` with `rc=0`
+    /// (or no `rc`, as Hydra's `barrier_out` and `finalize_ack`).
     fn request(&mut self, line: &str, expect: &str) -> Result<String> {
         self.send(line)?;
         let reply = self.receive()?;
@@ -87,6 +189,7 @@ impl Pmi1 {
         msg.push('\n');
         self.writer
             .write_all(msg.as_bytes())
+            .and_then(|()| self.writer.flush())
             .map_err(|e| Error(format!("PMI write: {e}")))
     }
 
@@ -106,6 +209,41 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|token| token.strip_prefix(key)?.strip_prefix('='))
 }
 
+/// The ranks on `rank`'s node according to a `PMI_process_mapping` value such as
+/// `(vector,(0,2,4),(2,1,3))`: blocks of (first node, node count, ranks per node), filled in
+/// order and repeated until every rank has a node. `None` if the text is not such a mapping.
+fn local_ranks(mapping: &str, rank: usize, size: usize) -> Option<Vec<usize>> {
+    let body = mapping.trim().strip_prefix("(vector,")?.strip_suffix(')')?;
+    let mut blocks = Vec::new();
+    for block in body.split("),") {
+        let nums: Vec<usize> = block
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split(',')
+            .map(|n| n.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        if nums.len() != 3 || nums[1] == 0 || nums[2] == 0 {
+            return None;
+        }
+        blocks.push((nums[0], nums[1], nums[2]));
+    }
+    let mut node_of = Vec::with_capacity(size);
+    'fill: loop {
+        for &(first, count, per) in &blocks {
+            for node in first..first + count {
+                for _ in 0..per {
+                    if node_of.len() == size {
+                        break 'fill;
+                    }
+                    node_of.push(node);
+                }
+            }
+        }
+    }
+    let mine = *node_of.get(rank)?;
+    Some((0..size).filter(|&r| node_of[r] == mine).collect())
+}
+
 impl Bootstrap for Pmi1 {
     fn rank(&self) -> usize {
         self.rank
@@ -117,6 +255,15 @@ impl Bootstrap for Pmi1 {
         &self.job_id
     }
     fn put(&mut self, key: &str, value: &str) -> Result<()> {
+        if key.len() > self.keylen_max || value.len() > self.vallen_max {
+            return Err(Error(format!(
+                "PMI: {key} ({} bytes) = {} bytes exceeds the launcher's limits ({} / {})",
+                key.len(),
+                value.len(),
+                self.keylen_max,
+                self.vallen_max
+            )));
+        }
         let line = format!("cmd=put kvsname={} key={key} value={value}", self.kvsname);
         self.request(&line, "put_result").map(|_| ())
     }
@@ -141,11 +288,17 @@ impl Bootstrap for Pmi1 {
             let _ = self.request("cmd=finalize", "finalize_ack");
         }
     }
+    fn max_value_len(&self) -> usize {
+        self.vallen_max
+    }
+    fn local_ranks(&self) -> Option<Vec<usize>> {
+        self.local.clone()
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use super::{field, local_ranks};
 
     #[test]
     fn fields() {
@@ -154,5 +307,23 @@ mod tests {
         assert_eq!(field(line, "rc"), Some("0"));
         assert_eq!(field(line, "value"), Some("a=b,c"));
         assert_eq!(field(line, "val"), None);
+    }
+
+    #[test]
+    fn process_mappings() {
+        assert_eq!(
+            local_ranks("(vector,(0,1,4))", 2, 4),
+            Some(vec![0, 1, 2, 3])
+        );
+        // Two nodes of two ranks each, then one node of three.
+        let m = "(vector,(0,2,2),(2,1,3))";
+        assert_eq!(local_ranks(m, 3, 7), Some(vec![2, 3]));
+        assert_eq!(local_ranks(m, 5, 7), Some(vec![4, 5, 6]));
+        // Round robin over two nodes, one rank at a time, repeated.
+        assert_eq!(local_ranks("(vector,(0,2,1))", 1, 5), Some(vec![1, 3]));
+        assert_eq!(local_ranks("(vector,(0,2,1))", 4, 5), Some(vec![0, 2, 4]));
+        for bad in ["", "(vector,)", "(vector,(0,0,1))", "(vector,(a,1,1))", "x"] {
+            assert_eq!(local_ranks(bad, 0, 2), None, "{bad}");
+        }
     }
 }

@@ -26,7 +26,17 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
     if ABORTING.load(Ordering::SeqCst) {
         return;
     }
-    if status == 0 && world::try_get().is_some() {
+    if world::try_get().is_some() {
+        if status != 0 {
+            // Launchers that see a PMI finalize (Hydra, Slurm) would take this PE as done cleanly
+            // and let the others wait for it forever: end the job instead.
+            eprintln!(
+                "[PE {}] exited with status {status} before shmem_finalize: ending the job",
+                world::pe_label()
+            );
+            world::with_bootstrap(|boot| boot.abort(status));
+            return;
+        }
         finalize("shmem_finalize (at exit)");
     }
     world::finalize_bootstrap();

@@ -1,0 +1,95 @@
+// pes: 4
+// timeout: 30
+// args: exit3
+// expect-exit: 3
+// expect-stderr: PE 1
+// The fault program of tests/faults.rs and tests/launchers.rs: PE 1 (argument 2, default 1) commits
+// the fault named by argument 1 while the other PEs wait in a barrier that can never complete, so
+// the launcher must stop them. Before the fault the victim prints `fault-at <ns>` (CLOCK_REALTIME)
+// on stderr, which the tests use to time how fast the job ends. Faults: segv (a real invalid
+// store), kill (SIGKILL to itself), exit3 (exit(3) without shmem_finalize), global_exit (7),
+// early-kill (SIGKILL before shmem_init, while the others wait inside it), hang (every PE sleeps,
+// for the Ctrl-C and timeout tests), ok (a clean run).
+#define _POSIX_C_SOURCE 200809L
+#include <shmem.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void nap_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void announce(int me)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    fprintf(stderr, "[PE %d] fault-at %lld\n", me, (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
+    fflush(stderr);
+}
+
+/* The rank before shmem_init, from whichever launcher started us. */
+static int launcher_rank(void)
+{
+    const char *names[] = {"PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL)
+            return atoi(v);
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *fault = argc > 1 ? argv[1] : "ok";
+    int victim = argc > 2 ? atoi(argv[2]) : 1;
+
+    if (strcmp(fault, "early-kill") == 0 && launcher_rank() == victim) {
+        nap_ms(200); /* let the others create their segments and wait in init */
+        announce(victim);
+        kill(getpid(), SIGKILL);
+    }
+    shmem_init();
+    int me = shmem_my_pe();
+    shmem_barrier_all();
+
+    if (strcmp(fault, "hang") == 0) {
+        if (me == 0) {
+            printf("hanging\n");
+            fflush(stdout);
+        }
+        for (;;)
+            pause();
+    }
+    if (me == victim) {
+        if (strcmp(fault, "segv") == 0) {
+            announce(me);
+            *(volatile int *)(uintptr_t)16 = 1;
+        } else if (strcmp(fault, "kill") == 0) {
+            announce(me);
+            kill(getpid(), SIGKILL);
+        } else if (strcmp(fault, "exit3") == 0) {
+            announce(me);
+            exit(3);
+        } else if (strcmp(fault, "global_exit") == 0) {
+            announce(me);
+            shmem_global_exit(7);
+        }
+    }
+    if (strcmp(fault, "ok") != 0) {
+        /* Only the victim's fault can end this barrier: the launcher must stop us. */
+        nap_ms(100);
+        shmem_barrier_all();
+        fprintf(stderr, "[PE %d] launch_fault: got past a barrier PE %d never entered\n", me, victim);
+        return 99;
+    }
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,198 @@
+//! Faults under `oshrun -np 4`: a PE that segfaults, is killed, exits without finalize, calls
+//! `shmem_global_exit(7)` or dies inside `shmem_init`; Ctrl-C and SIGTERM to oshrun; the timeout;
+//! two jobs at once. Each test asserts the exit code, the message naming the PE and what happened,
+//! that the job ended within 2 s of the fault, and that no PE process and no `/dev/shm` segment of
+//! the job is left. The programs are `c-tests/launch_fault.c` and `c-tests/launch_ring.c`.
+
+#[path = "support/launch.rs"]
+mod support;
+
+use std::process::Command;
+use std::thread;
+use std::time::{Duration, Instant};
+use support::{built, leftover_processes, marker, segments};
+
+/// Longest a job of these tests may take before the test fails.
+const LIMIT: Duration = Duration::from_secs(30);
+/// The job must be over this soon after the fault.
+const FAULT_TO_END: f64 = 2.0;
+
+/// Runs `oshrun -np 4 [extra] launch_fault <fault> 1 <marker>`; returns the run and oshrun's pid.
+fn fault_job(fault: &str, extra: &[&str]) -> (support::Run, u32, String) {
+    let b = built();
+    let mark = marker(fault);
+    let mut cmd = Command::new(&b.oshrun);
+    cmd.args(["-np", "4", "--timeout", "20"])
+        .args(extra)
+        .arg(&b.fault)
+        .args([fault, "1", &mark]);
+    let started = Instant::now();
+    let child = support::spawn(&mut cmd);
+    let pid = child.id();
+    (support::wait(child, started, LIMIT), pid, mark)
+}
+
+/// No PE process and no segment of the job (named after oshrun's KVS name `oshrun_<pid>_...`).
+fn assert_nothing_left(run: &support::Run, oshrun_pid: u32, mark: &str) {
+    let left = leftover_processes(mark, Duration::from_millis(500));
+    assert!(
+        left.is_empty(),
+        "PE processes left: {left:?}\n{}",
+        run.describe()
+    );
+    let job = format!("oshrun_{oshrun_pid}_");
+    let segs: Vec<String> = segments()
+        .into_iter()
+        .filter(|s| s.contains(&job))
+        .collect();
+    assert!(
+        segs.is_empty(),
+        "segments left: {segs:?}\n{}",
+        run.describe()
+    );
+}
+
+fn check_fault(fault: &str, code: i32, messages: &[&str]) {
+    let (run, pid, mark) = fault_job(fault, &[]);
+    assert_eq!(run.code, code, "{}", run.describe());
+    for message in messages {
+        assert!(
+            run.stderr.contains(message),
+            "no `{message}` in stderr\n{}",
+            run.describe()
+        );
+    }
+    let after = run
+        .seconds_after_fault()
+        .unwrap_or_else(|| panic!("no fault-at line\n{}", run.describe()));
+    assert!(
+        after < FAULT_TO_END,
+        "the job ended {after:.2} s after the fault\n{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr.contains("got past a barrier"),
+        "{}",
+        run.describe()
+    );
+    assert_nothing_left(&run, pid, &mark);
+}
+
+#[test]
+fn segfault() {
+    check_fault("segv", 139, &["PE 1 (pid", "killed by signal 11 (SIGSEGV)"]);
+}
+
+#[test]
+fn sigkill() {
+    check_fault("kill", 137, &["PE 1 (pid", "killed by signal 9 (SIGKILL)"]);
+}
+
+#[test]
+fn exit_without_finalize() {
+    check_fault(
+        "exit3",
+        3,
+        &[
+            "[PE 1] exited with status 3 before shmem_finalize",
+            "PE 1 aborted the job with exit code 3",
+        ],
+    );
+}
+
+#[test]
+fn global_exit() {
+    check_fault("global_exit", 7, &["PE 1 aborted the job with exit code 7"]);
+}
+
+/// PE 1 dies before shmem_init while the others have created their segments and wait in it:
+/// oshrun removes the segments they could not.
+#[test]
+fn killed_during_init() {
+    check_fault("early-kill", 137, &["PE 1 (pid", "(SIGKILL)"]);
+}
+
+/// Waits for PE 0 to print `hanging`, sends `signal` to oshrun, checks the job ends.
+fn interrupt(signal: &str, code: i32, name: &str) {
+    let b = built();
+    let mark = marker(signal);
+    let mut cmd = Command::new(&b.oshrun);
+    cmd.args(["-np", "4", "--timeout", "20", "--tag-output"])
+        .arg(&b.fault)
+        .args(["hang", "1", &mark]);
+    let started = Instant::now();
+    let child = support::spawn(&mut cmd);
+    let pid = child.id();
+    // Every PE is past shmem_init once all four exist and PE 0 has printed (it prints after a
+    // barrier); the processes are the simplest thing to watch from here.
+    let until = Instant::now() + Duration::from_secs(10);
+    while support::processes_with(&mark).len() < 4 && Instant::now() < until {
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    let _ = Command::new("kill")
+        .args(["-s", signal, &pid.to_string()])
+        .status();
+    let run = support::wait(child, started, LIMIT);
+    let after = sent.elapsed().as_secs_f64();
+    assert_eq!(run.code, code, "{}", run.describe());
+    assert!(run.stdout.contains("[PE 0] hanging"), "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!("received {name}")),
+        "{}",
+        run.describe()
+    );
+    assert!(after < FAULT_TO_END, "ended {after:.2} s after {signal}");
+    assert_nothing_left(&run, pid, &mark);
+}
+
+#[test]
+fn ctrl_c_ends_every_pe() {
+    interrupt("INT", 130, "SIGINT");
+}
+
+#[test]
+fn sigterm_ends_every_pe() {
+    interrupt("TERM", 143, "SIGTERM");
+}
+
+#[test]
+fn timeout_ends_the_job() {
+    let (run, pid, mark) = fault_job("hang", &["--timeout", "1"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert!(run.stderr.contains("timed out"), "{}", run.describe());
+    assert!(run.elapsed < Duration::from_secs(4), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
+/// Two jobs on the node at once, one of them failing, do not disturb each other.
+#[test]
+fn two_jobs_at_once() {
+    let b = built();
+    let ring = |mark: String| {
+        let b = built();
+        thread::spawn(move || {
+            let mut cmd = Command::new(&b.oshrun);
+            cmd.args(["-np", "4", "--timeout", "20"])
+                .arg(&b.ring)
+                .args(["4", &mark]);
+            support::run(&mut cmd, LIMIT)
+        })
+    };
+    let (first, second) = (ring(marker("ring-a")), ring(marker("ring-b")));
+    let mut cmd = Command::new(&b.oshrun);
+    cmd.args(["-np", "4", "--timeout", "20"])
+        .arg(&b.fault)
+        .args(["segv", "1", &marker("ring-c")]);
+    let failing = support::run(&mut cmd, LIMIT);
+    assert_eq!(failing.code, 139, "{}", failing.describe());
+    for run in [first.join().unwrap(), second.join().unwrap()] {
+        assert_eq!(run.code, 0, "{}", run.describe());
+        assert!(
+            run.stdout.contains("launch_ring: 4 PEs passed"),
+            "{}",
+            run.describe()
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! The 4-PE put/AMO/barrier program (`c-tests/launch_ring.c`) under every launcher rshmem supports,
+//! and faults (`c-tests/launch_fault.c`) under the site launchers:
+//!
+//! | launcher | command | bootstrap |
+//! |---|---|---|
+//! | oshrun | `oshrun -np 4 prog` | PMI-1 over `PMI_FD` |
+//! | MPICH Hydra | `mpiexec.hydra -n 4 prog` | PMI-1 over `PMI_FD` |
+//! | MPICH Hydra | `mpiexec.hydra -pmi-port -n 4 prog` | PMI-1 over TCP (`PMI_PORT`, `PMI_ID`) |
+//! | Open MPI | `mpirun --oversubscribe -np 4 prog` | PMIx (libpmix loaded at run time) |
+//! | Slurm | `srun -n 4 --overcommit --mpi=pmix prog` | PMIx |
+//!
+//! A missing launcher fails its test with the package to install; `srun` needs the one-node
+//! cluster of `scripts/slurm-cluster`, which the test starts (and stops) if it is not running.
+//! Jobs run one at a time (a lock), so that `/dev/shm` can be compared before and after each.
+//!
+//! Under the site launchers a fault must end the job with a non-zero status, bounded in time, with
+//! no PE left. A PE that exits non-zero without `shmem_finalize` aborts the job through the
+//! bootstrap, so every launcher ends it. Known gap, not asserted here: a PE killed inside
+//! `shmem_init` leaves its peers' segments in `/dev/shm`, which only oshrun removes (the test
+//! removes them and says so).
+
+#[path = "support/launch.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+use support::{built, leftover_processes, marker, require, segments};
+
+/// Longest a job may take before the test fails.
+const LIMIT: Duration = Duration::from_secs(45);
+/// A faulty job under a site launcher must be over this soon after the fault (Open MPI and Slurm
+/// wait a grace period before SIGKILL).
+const FAULT_TO_END: f64 = 10.0;
+
+/// One job at a time.
+static ONE_JOB: Mutex<()> = Mutex::new(());
+
+fn hydra(extra: &[&str]) -> Command {
+    require("mpiexec.hydra", "mpich");
+    let mut cmd = Command::new("mpiexec.hydra");
+    cmd.args(extra).args(["-n", "4"]);
+    cmd
+}
+
+fn mpirun() -> Command {
+    require("mpirun.openmpi", "openmpi-bin");
+    let mut cmd = Command::new("mpirun.openmpi");
+    // Root needs both variables; the machines have fewer cores than PEs.
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["--oversubscribe", "-np", "4"]);
+    cmd
+}
+
+fn srun(conf: &str) -> Command {
+    let mut cmd = Command::new("srun");
+    cmd.env("SLURM_CONF", conf).args([
+        "-n",
+        "4",
+        "--overcommit",
+        "--mpi=pmix",
+        "--kill-on-bad-exit=1",
+        "--time=1",
+    ]);
+    cmd
+}
+
+/// Runs the ring under `cmd` and checks it passed, left nothing, and its segments are gone.
+fn ring(mut cmd: Command) {
+    let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
+    let before = segments();
+    let mark = marker("ring");
+    cmd.arg(&built().ring).args(["4", &mark]);
+    let run = support::run(&mut cmd, LIMIT);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout.contains("launch_ring: 4 PEs passed"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(leftover_processes(&mark, Duration::from_secs(2)), []);
+    let new: Vec<String> = segments()
+        .into_iter()
+        .filter(|s| !before.contains(s))
+        .collect();
+    assert!(new.is_empty(), "segments left: {new:?}");
+}
+
+/// Runs `launch_fault <fault>` under `make()` and checks the job ended non-zero (`code` if given)
+/// and soon, with no PE left.
+fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
+    let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
+    let before = segments();
+    let mark = marker(fault);
+    cmd.arg(&built().fault).args([fault, "1", &mark]);
+    let run = support::run(&mut cmd, LIMIT);
+    assert_ne!(run.code, 0, "{fault}: {}", run.describe());
+    if let Some(code) = code {
+        assert_eq!(run.code, code, "{fault}: {}", run.describe());
+    }
+    // A launcher that aborts a job may drop the victim's last output (Hydra sometimes does):
+    // then the whole run, an upper bound, has to fit.
+    let after = run
+        .seconds_after_fault()
+        .unwrap_or(run.elapsed.as_secs_f64());
+    assert!(
+        after < FAULT_TO_END,
+        "{fault}: ended {after:.2} s after the fault\n{}",
+        run.describe()
+    );
+    let left = leftover_processes(&mark, Duration::from_secs(3));
+    assert!(
+        left.is_empty(),
+        "{fault}: PEs left: {left:?}\n{}",
+        run.describe()
+    );
+    let new: Vec<String> = segments()
+        .into_iter()
+        .filter(|s| !before.contains(s))
+        .collect();
+    if fault == "early-kill" {
+        // Known gap (see the module notes): clean up for the next tests.
+        if !new.is_empty() {
+            eprintln!("{fault}: removing {} segments the launcher left", new.len());
+        }
+        for name in &new {
+            let _ = std::fs::remove_file(Path::new("/dev/shm").join(name));
+        }
+    } else {
+        assert!(new.is_empty(), "{fault}: segments left: {new:?}");
+    }
+    println!(
+        "{:?} {fault}: exit {} {after:.2} s after the fault",
+        cmd.get_program(),
+        run.code
+    );
+}
+
+#[test]
+fn oshrun_ring() {
+    let mut cmd = Command::new(&built().oshrun);
+    cmd.args(["-np", "4", "--timeout", "30"]);
+    ring(cmd);
+}
+
+#[test]
+fn hydra_ring() {
+    ring(hydra(&[]));
+}
+
+#[test]
+fn hydra_pmi_port_ring() {
+    ring(hydra(&["-pmi-port"]));
+}
+
+#[test]
+fn mpirun_ring() {
+    ring(mpirun());
+}
+
+#[test]
+fn hydra_faults() {
+    fault(hydra(&[]), "segv", None);
+    fault(hydra(&[]), "kill", None);
+    fault(hydra(&[]), "exit3", Some(3));
+    fault(hydra(&[]), "global_exit", Some(7));
+    fault(hydra(&[]), "early-kill", None);
+}
+
+#[test]
+fn mpirun_faults() {
+    fault(mpirun(), "segv", None);
+    fault(mpirun(), "kill", None);
+    fault(mpirun(), "exit3", Some(3));
+    fault(mpirun(), "global_exit", Some(7));
+    fault(mpirun(), "early-kill", None);
+}
+
+/// The Slurm cluster of `scripts/slurm-cluster`: started here (and stopped on drop) unless it
+/// already runs.
+struct Cluster {
+    conf: String,
+    started_here: bool,
+}
+
+impl Cluster {
+    fn get() -> Cluster {
+        require("srun", "slurm-client (or slurm-wlm)");
+        require("slurmd", "slurmd (or slurm-wlm)");
+        require("munged", "munge");
+        let script = Path::new(support::ROOT).join("scripts/slurm-cluster");
+        let env = Command::new(&script)
+            .arg("env")
+            .output()
+            .expect("slurm-cluster env");
+        let conf = String::from_utf8_lossy(&env.stdout)
+            .trim()
+            .trim_start_matches("export SLURM_CONF=")
+            .to_string();
+        let running = Command::new(&script)
+            .arg("status")
+            .status()
+            .is_ok_and(|s| s.success());
+        if !running {
+            let out = Command::new(&script)
+                .arg("start")
+                .output()
+                .expect("slurm-cluster start");
+            assert!(
+                out.status.success(),
+                "scripts/slurm-cluster start failed:\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Cluster {
+            conf,
+            started_here: !running,
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if self.started_here {
+            let script = Path::new(support::ROOT).join("scripts/slurm-cluster");
+            let _ = Command::new(script).arg("stop").status();
+        }
+    }
+}
+
+#[test]
+fn srun_ring_and_faults() {
+    let cluster = Cluster::get();
+    ring(srun(&cluster.conf));
+    fault(srun(&cluster.conf), "segv", None);
+    fault(srun(&cluster.conf), "kill", None);
+    fault(srun(&cluster.conf), "exit3", None);
+    fault(srun(&cluster.conf), "global_exit", Some(7));
+    fault(srun(&cluster.conf), "early-kill", None);
+}
