@@ -138,10 +138,16 @@ pub fn finalize_bootstrap() {
     }
 }
 
-fn segment_name(job: &str, pe: usize, seg: &str) -> String {
+/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<heap|data>`: unique per job and PE, and naming
+/// its creator so that a later job can remove it if the creator died before unlinking it.
+fn segment_name(pid: u32, job: &str, pe: usize, seg: &str) -> String {
+    format!("{}{pid}-{job}-{pe}-{seg}", segment_prefix())
+}
+
+fn segment_prefix() -> String {
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
-    format!("/rshmem-{uid}-{job}-{pe}-{seg}")
+    format!("/rshmem-{uid}-")
 }
 
 /// Who runs where: PEs with the same host id share memory.
@@ -195,14 +201,18 @@ fn build(call: &'static str) -> World {
                 config.symmetric_size
             )
         });
-    let heap_name = segment_name(&job, me, "heap");
+    // Segments of this user's jobs whose creator died during its init (between creating and
+    // unlinking them) would stay in /dev/shm: remove them.
+    Segment::remove_orphans(&segment_prefix());
+    let pid = std::process::id();
+    let heap_name = segment_name(pid, &job, me, "heap");
     let heap = Segment::create(&heap_name, heap_len).unwrap_or_else(|e| {
         fatal!(
             call,
             "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
         )
     });
-    let data_name = segment_name(&job, me, "data");
+    let data_name = segment_name(pid, &job, me, "data");
     let data = match shm::data_segment::find() {
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data (they must not call into the
@@ -225,7 +235,7 @@ fn build(call: &'static str) -> World {
 
     // Tell the others, learn about them.
     let host = host_id();
-    let mine = format!("{host},{heap_len},{data_len}");
+    let mine = format!("{host},{heap_len},{data_len},{pid}");
     exchange(&mut |b| b.put(&format!("rshmem-{me}"), &mine).map(|_| String::new()));
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     let mut mappings = Vec::new();
@@ -239,7 +249,7 @@ fn build(call: &'static str) -> World {
         }
         let theirs = exchange(&mut |b| b.get(&format!("rshmem-{pe}")));
         let fields: Vec<&str> = theirs.split(',').collect();
-        if fields.len() != 3 {
+        if fields.len() != 4 {
             fatal!(
                 call,
                 "PE {pe} published '{theirs}', not what this library version publishes"
@@ -266,12 +276,18 @@ fn build(call: &'static str) -> World {
                 fields[2]
             );
         }
-        let h = Segment::open(&segment_name(&job, pe, "heap"), heap_len)
+        let their_pid: u32 = fields[3].parse().unwrap_or_else(|_| {
+            fatal!(
+                call,
+                "PE {pe} published '{theirs}', not what this library version publishes"
+            )
+        });
+        let h = Segment::open(&segment_name(their_pid, &job, pe, "heap"), heap_len)
             .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
         heap_peers[pe] = h.base();
         mappings.push(h);
         if data_len > 0 {
-            let d = Segment::open(&segment_name(&job, pe, "data"), data_len)
+            let d = Segment::open(&segment_name(their_pid, &job, pe, "data"), data_len)
                 .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
             data_peers[pe] = d.base();
             mappings.push(d);

@@ -135,6 +135,32 @@ impl Segment {
         }
     }
 
+    /// Removes the segments in /dev/shm whose names start with `prefix` (a leading `/` is
+    /// ignored) followed by the id of a process that no longer exists: what a PE killed between
+    /// creating its segments and unlinking them leaves behind.
+    pub fn remove_orphans(prefix: &str) {
+        let prefix = prefix.trim_start_matches('/');
+        let Ok(entries) = std::fs::read_dir("/dev/shm") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+                continue;
+            };
+            let Some(pid) = rest
+                .split('-')
+                .next()
+                .and_then(|p| p.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            if !process_alive(pid) {
+                Self::unlink(&format!("/{}", name.to_string_lossy()));
+            }
+        }
+    }
+
     pub fn base(&self) -> usize {
         self.base as usize
     }
@@ -145,6 +171,24 @@ impl Segment {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// Whether `pid` is a live process: it exists and is not a zombie (a killed PE whose launcher has
+/// not reaped it yet).
+fn process_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let exists = unsafe { libc::kill(pid, 0) } == 0
+        || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+    if !exists {
+        return false;
+    }
+    // The state follows the command name, which is in parentheses and may contain anything.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            !matches!(stat.rsplit(')').next().map(str::trim_start), Some(rest) if rest.starts_with(['Z', 'X']))
+        }
+        Err(_) => false,
     }
 }
 
