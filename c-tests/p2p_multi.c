@@ -6,8 +6,8 @@
 //    _all (wait) returns and test_all returns 1, without blocking although nothing is satisfied.
 //  - Nothing satisfied: test_any SIZE_MAX, test_some 0, test_all 0 (test_* never block: the
 //    test would hang otherwise).
-//  - The left neighbour puts 1 into element 2, then (after a pause) into element 5; element 2 is
-//    masked: wait_until_any must return 5 and wait_until_some exactly {5}; wait_until_all on the
+//  - The left neighbour puts 1 into element 2, then (after a pause) into element 5; with element 2
+//    masked, wait_until_any must return 5 and wait_until_some exactly {5}; wait_until_all on the
 //    two returns once both are there.
 //  - Vector forms: cmp_values[i] = i, the left neighbour puts i into the odd elements; with the even
 //    ones masked, the waits return the odd indices.
