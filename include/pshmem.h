@@ -122,6 +122,33 @@ void pshmem_char_put(char *dest, const char *source, size_t nelems, int pe);
 void pshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_char_put_signal`].
+ */
+void pshmem_char_put_signal(char *dest,
+                            const char *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_char_put_signal_nbi`].
+ */
+void pshmem_char_put_signal_nbi(char *dest,
+                                const char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_clear_lock`].
+ */
+void pshmem_clear_lock(long *lock);
+
+/**
  * Profiling twin of [`shmem_ctx_char_g`].
  */
 char pshmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe);
@@ -204,6 +231,30 @@ void pshmem_ctx_char_put_nbi(shmem_ctx_t ctx,
                              const char *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_char_put_signal`].
+ */
+void pshmem_ctx_char_put_signal(shmem_ctx_t ctx,
+                                char *dest,
+                                const char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_char_put_signal_nbi`].
+ */
+void pshmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx,
+                                    char *dest,
+                                    const char *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_double_atomic_fetch`].
@@ -330,6 +381,30 @@ void pshmem_ctx_double_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_double_put_signal`].
+ */
+void pshmem_ctx_double_put_signal(shmem_ctx_t ctx,
+                                  double *dest,
+                                  const double *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_double_put_signal_nbi`].
+ */
+void pshmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx,
+                                      double *dest,
+                                      const double *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_fence`].
  */
 void pshmem_ctx_fence(shmem_ctx_t ctx);
@@ -446,6 +521,30 @@ void pshmem_ctx_float_put_nbi(shmem_ctx_t ctx,
                               const float *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_put_signal`].
+ */
+void pshmem_ctx_float_put_signal(shmem_ctx_t ctx,
+                                 float *dest,
+                                 const float *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_float_put_signal_nbi`].
+ */
+void pshmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx,
+                                     float *dest,
+                                     const float *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_get128`].
@@ -775,6 +874,30 @@ void pshmem_ctx_int16_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_int16_put_signal`].
+ */
+void pshmem_ctx_int16_put_signal(shmem_ctx_t ctx,
+                                 int16_t *dest,
+                                 const int16_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int16_put_signal_nbi`].
+ */
+void pshmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx,
+                                     int16_t *dest,
+                                     const int16_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_int32_atomic_add`].
  */
 void pshmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
@@ -1007,6 +1130,30 @@ void pshmem_ctx_int32_put_nbi(shmem_ctx_t ctx,
                               const int32_t *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_put_signal`].
+ */
+void pshmem_ctx_int32_put_signal(shmem_ctx_t ctx,
+                                 int32_t *dest,
+                                 const int32_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int32_put_signal_nbi`].
+ */
+void pshmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx,
+                                     int32_t *dest,
+                                     const int32_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_int64_atomic_add`].
@@ -1243,6 +1390,30 @@ void pshmem_ctx_int64_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_int64_put_signal`].
+ */
+void pshmem_ctx_int64_put_signal(shmem_ctx_t ctx,
+                                 int64_t *dest,
+                                 const int64_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int64_put_signal_nbi`].
+ */
+void pshmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx,
+                                     int64_t *dest,
+                                     const int64_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_int8_g`].
  */
 int8_t pshmem_ctx_int8_g(shmem_ctx_t ctx, const int8_t *source, int pe);
@@ -1333,6 +1504,30 @@ void pshmem_ctx_int8_put_nbi(shmem_ctx_t ctx,
                              const int8_t *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int8_put_signal`].
+ */
+void pshmem_ctx_int8_put_signal(shmem_ctx_t ctx,
+                                int8_t *dest,
+                                const int8_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int8_put_signal_nbi`].
+ */
+void pshmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx,
+                                    int8_t *dest,
+                                    const int8_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_int_atomic_add`].
@@ -1479,6 +1674,30 @@ void pshmem_ctx_int_put(shmem_ctx_t ctx, int *dest, const int *source, size_t ne
  * Profiling twin of [`shmem_ctx_int_put_nbi`].
  */
 void pshmem_ctx_int_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_put_signal`].
+ */
+void pshmem_ctx_int_put_signal(shmem_ctx_t ctx,
+                               int *dest,
+                               const int *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_int_put_signal_nbi`].
+ */
+void pshmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx,
+                                   int *dest,
+                                   const int *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_iput128`].
@@ -1698,6 +1917,30 @@ void pshmem_ctx_long_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_long_put_signal`].
+ */
+void pshmem_ctx_long_put_signal(shmem_ctx_t ctx,
+                                long *dest,
+                                const long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_long_put_signal_nbi`].
+ */
+void pshmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx,
+                                    long *dest,
+                                    const long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_longlong_atomic_add`].
  */
 void pshmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
@@ -1882,6 +2125,30 @@ void pshmem_ctx_longlong_put_nbi(shmem_ctx_t ctx,
                                  const long long *source,
                                  size_t nelems,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_put_signal`].
+ */
+void pshmem_ctx_longlong_put_signal(shmem_ctx_t ctx,
+                                    long long *dest,
+                                    const long long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_longlong_put_signal_nbi`].
+ */
+void pshmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx,
+                                        long long *dest,
+                                        const long long *source,
+                                        size_t nelems,
+                                        uint64_t *sig_addr,
+                                        uint64_t signal,
+                                        int sig_op,
+                                        int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_pe_quiet`].
@@ -2072,6 +2339,30 @@ void pshmem_ctx_ptrdiff_put_nbi(shmem_ctx_t ctx,
                                 int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_ptrdiff_put_signal`].
+ */
+void pshmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx,
+                                   ptrdiff_t *dest,
+                                   const ptrdiff_t *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ptrdiff_put_signal_nbi`].
+ */
+void pshmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx,
+                                       ptrdiff_t *dest,
+                                       const ptrdiff_t *source,
+                                       size_t nelems,
+                                       uint64_t *sig_addr,
+                                       uint64_t signal,
+                                       int sig_op,
+                                       int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_put128`].
  */
 void pshmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2080,6 +2371,30 @@ void pshmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t n
  * Profiling twin of [`shmem_ctx_put128_nbi`].
  */
 void pshmem_ctx_put128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put128_signal`].
+ */
+void pshmem_ctx_put128_signal(shmem_ctx_t ctx,
+                              void *dest,
+                              const void *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put128_signal_nbi`].
+ */
+void pshmem_ctx_put128_signal_nbi(shmem_ctx_t ctx,
+                                  void *dest,
+                                  const void *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_put16`].
@@ -2092,6 +2407,30 @@ void pshmem_ctx_put16(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
 void pshmem_ctx_put16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_put16_signal`].
+ */
+void pshmem_ctx_put16_signal(shmem_ctx_t ctx,
+                             void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put16_signal_nbi`].
+ */
+void pshmem_ctx_put16_signal_nbi(shmem_ctx_t ctx,
+                                 void *dest,
+                                 const void *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_put32`].
  */
 void pshmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2100,6 +2439,30 @@ void pshmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
  * Profiling twin of [`shmem_ctx_put32_nbi`].
  */
 void pshmem_ctx_put32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put32_signal`].
+ */
+void pshmem_ctx_put32_signal(shmem_ctx_t ctx,
+                             void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put32_signal_nbi`].
+ */
+void pshmem_ctx_put32_signal_nbi(shmem_ctx_t ctx,
+                                 void *dest,
+                                 const void *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_put64`].
@@ -2112,6 +2475,30 @@ void pshmem_ctx_put64(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
 void pshmem_ctx_put64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_put64_signal`].
+ */
+void pshmem_ctx_put64_signal(shmem_ctx_t ctx,
+                             void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put64_signal_nbi`].
+ */
+void pshmem_ctx_put64_signal_nbi(shmem_ctx_t ctx,
+                                 void *dest,
+                                 const void *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_put8`].
  */
 void pshmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2122,6 +2509,30 @@ void pshmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nel
 void pshmem_ctx_put8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_put8_signal`].
+ */
+void pshmem_ctx_put8_signal(shmem_ctx_t ctx,
+                            void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_put8_signal_nbi`].
+ */
+void pshmem_ctx_put8_signal_nbi(shmem_ctx_t ctx,
+                                void *dest,
+                                const void *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_putmem`].
  */
 void pshmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2130,6 +2541,30 @@ void pshmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t n
  * Profiling twin of [`shmem_ctx_putmem_nbi`].
  */
 void pshmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_putmem_signal`].
+ */
+void pshmem_ctx_putmem_signal(shmem_ctx_t ctx,
+                              void *dest,
+                              const void *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_putmem_signal_nbi`].
+ */
+void pshmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx,
+                                  void *dest,
+                                  const void *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_quiet`].
@@ -2229,6 +2664,30 @@ void pshmem_ctx_schar_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_schar_put_signal`].
+ */
+void pshmem_ctx_schar_put_signal(shmem_ctx_t ctx,
+                                 signed char *dest,
+                                 const signed char *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_schar_put_signal_nbi`].
+ */
+void pshmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx,
+                                     signed char *dest,
+                                     const signed char *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_short_g`].
  */
 short pshmem_ctx_short_g(shmem_ctx_t ctx, const short *source, int pe);
@@ -2311,6 +2770,40 @@ void pshmem_ctx_short_put_nbi(shmem_ctx_t ctx,
                               const short *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_short_put_signal`].
+ */
+void pshmem_ctx_short_put_signal(shmem_ctx_t ctx,
+                                 short *dest,
+                                 const short *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_short_put_signal_nbi`].
+ */
+void pshmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx,
+                                     short *dest,
+                                     const short *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_signal_add`].
+ */
+void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_signal_set`].
+ */
+void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_size_atomic_add`].
@@ -2487,6 +2980,30 @@ void pshmem_ctx_size_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_size_put_signal`].
+ */
+void pshmem_ctx_size_put_signal(shmem_ctx_t ctx,
+                                size_t *dest,
+                                const size_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_size_put_signal_nbi`].
+ */
+void pshmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx,
+                                    size_t *dest,
+                                    const size_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uchar_g`].
  */
 unsigned char pshmem_ctx_uchar_g(shmem_ctx_t ctx, const unsigned char *source, int pe);
@@ -2579,6 +3096,30 @@ void pshmem_ctx_uchar_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uchar_put_signal`].
+ */
+void pshmem_ctx_uchar_put_signal(shmem_ctx_t ctx,
+                                 unsigned char *dest,
+                                 const unsigned char *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uchar_put_signal_nbi`].
+ */
+void pshmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx,
+                                     unsigned char *dest,
+                                     const unsigned char *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uint16_g`].
  */
 uint16_t pshmem_ctx_uint16_g(shmem_ctx_t ctx, const uint16_t *source, int pe);
@@ -2669,6 +3210,30 @@ void pshmem_ctx_uint16_put_nbi(shmem_ctx_t ctx,
                                const uint16_t *source,
                                size_t nelems,
                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint16_put_signal`].
+ */
+void pshmem_ctx_uint16_put_signal(shmem_ctx_t ctx,
+                                  uint16_t *dest,
+                                  const uint16_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint16_put_signal_nbi`].
+ */
+void pshmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx,
+                                      uint16_t *dest,
+                                      const uint16_t *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_uint32_atomic_add`].
@@ -2917,6 +3482,30 @@ void pshmem_ctx_uint32_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uint32_put_signal`].
+ */
+void pshmem_ctx_uint32_put_signal(shmem_ctx_t ctx,
+                                  uint32_t *dest,
+                                  const uint32_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint32_put_signal_nbi`].
+ */
+void pshmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx,
+                                      uint32_t *dest,
+                                      const uint32_t *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uint64_atomic_add`].
  */
 void pshmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
@@ -3163,6 +3752,30 @@ void pshmem_ctx_uint64_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uint64_put_signal`].
+ */
+void pshmem_ctx_uint64_put_signal(shmem_ctx_t ctx,
+                                  uint64_t *dest,
+                                  const uint64_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint64_put_signal_nbi`].
+ */
+void pshmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx,
+                                      uint64_t *dest,
+                                      const uint64_t *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_uint8_g`].
  */
 uint8_t pshmem_ctx_uint8_g(shmem_ctx_t ctx, const uint8_t *source, int pe);
@@ -3253,6 +3866,30 @@ void pshmem_ctx_uint8_put_nbi(shmem_ctx_t ctx,
                               const uint8_t *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint8_put_signal`].
+ */
+void pshmem_ctx_uint8_put_signal(shmem_ctx_t ctx,
+                                 uint8_t *dest,
+                                 const uint8_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint8_put_signal_nbi`].
+ */
+void pshmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx,
+                                     uint8_t *dest,
+                                     const uint8_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_uint_atomic_add`].
@@ -3507,6 +4144,30 @@ void pshmem_ctx_uint_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_uint_put_signal`].
+ */
+void pshmem_ctx_uint_put_signal(shmem_ctx_t ctx,
+                                unsigned int *dest,
+                                const unsigned int *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_uint_put_signal_nbi`].
+ */
+void pshmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx,
+                                    unsigned int *dest,
+                                    const unsigned int *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_ulong_atomic_add`].
  */
 void pshmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
@@ -3757,6 +4418,30 @@ void pshmem_ctx_ulong_put_nbi(shmem_ctx_t ctx,
                               const unsigned long *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_put_signal`].
+ */
+void pshmem_ctx_ulong_put_signal(shmem_ctx_t ctx,
+                                 unsigned long *dest,
+                                 const unsigned long *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulong_put_signal_nbi`].
+ */
+void pshmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx,
+                                     unsigned long *dest,
+                                     const unsigned long *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * Profiling twin of [`shmem_ctx_ulonglong_atomic_add`].
@@ -4035,6 +4720,30 @@ void pshmem_ctx_ulonglong_put_nbi(shmem_ctx_t ctx,
                                   int pe);
 
 /**
+ * Profiling twin of [`shmem_ctx_ulonglong_put_signal`].
+ */
+void pshmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx,
+                                     unsigned long long *dest,
+                                     const unsigned long long *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ulonglong_put_signal_nbi`].
+ */
+void pshmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx,
+                                         unsigned long long *dest,
+                                         const unsigned long long *source,
+                                         size_t nelems,
+                                         uint64_t *sig_addr,
+                                         uint64_t signal,
+                                         int sig_op,
+                                         int pe);
+
+/**
  * Profiling twin of [`shmem_ctx_ushort_g`].
  */
 unsigned short pshmem_ctx_ushort_g(shmem_ctx_t ctx, const unsigned short *source, int pe);
@@ -4125,6 +4834,30 @@ void pshmem_ctx_ushort_put_nbi(shmem_ctx_t ctx,
                                const unsigned short *source,
                                size_t nelems,
                                int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ushort_put_signal`].
+ */
+void pshmem_ctx_ushort_put_signal(shmem_ctx_t ctx,
+                                  unsigned short *dest,
+                                  const unsigned short *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_ushort_put_signal_nbi`].
+ */
+void pshmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx,
+                                      unsigned short *dest,
+                                      const unsigned short *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
 
 /**
  * Profiling twin of [`shmem_double_atomic_fetch`].
@@ -4227,6 +4960,28 @@ void pshmem_double_put(double *dest, const double *source, size_t nelems, int pe
  * Profiling twin of [`shmem_double_put_nbi`].
  */
 void pshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_put_signal`].
+ */
+void pshmem_double_put_signal(double *dest,
+                              const double *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_double_put_signal_nbi`].
+ */
+void pshmem_double_put_signal_nbi(double *dest,
+                                  const double *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
 
 /**
  * Profiling twin of [`shmem_double_set`].
@@ -4349,6 +5104,28 @@ void pshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_float_put_nbi`].
  */
 void pshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_put_signal`].
+ */
+void pshmem_float_put_signal(float *dest,
+                             const float *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_float_put_signal_nbi`].
+ */
+void pshmem_float_put_signal_nbi(float *dest,
+                                 const float *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * Profiling twin of [`shmem_float_set`].
@@ -4683,6 +5460,28 @@ void pshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int p
 void pshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_int16_put_signal`].
+ */
+void pshmem_int16_put_signal(int16_t *dest,
+                             const int16_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_int16_put_signal_nbi`].
+ */
+void pshmem_int16_put_signal_nbi(int16_t *dest,
+                                 const int16_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
  * Profiling twin of [`shmem_int32_atomic_add`].
  */
 void pshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
@@ -4867,6 +5666,150 @@ void pshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int p
  * Profiling twin of [`shmem_int32_put_nbi`].
  */
 void pshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_put_signal`].
+ */
+void pshmem_int32_put_signal(int32_t *dest,
+                             const int32_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_put_signal_nbi`].
+ */
+void pshmem_int32_put_signal_nbi(int32_t *dest,
+                                 const int32_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_test`].
+ */
+int pshmem_int32_test(int32_t *ivar, int cmp, int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_test_all`].
+ */
+int pshmem_int32_test_all(int32_t *ivars,
+                          size_t nelems,
+                          const int *status,
+                          int cmp,
+                          int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_test_all_vector`].
+ */
+int pshmem_int32_test_all_vector(int32_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const int32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int32_test_any`].
+ */
+size_t pshmem_int32_test_any(int32_t *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_test_any_vector`].
+ */
+size_t pshmem_int32_test_any_vector(int32_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const int32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int32_test_some`].
+ */
+size_t pshmem_int32_test_some(int32_t *ivars,
+                              size_t nelems,
+                              size_t *indices,
+                              const int *status,
+                              int cmp,
+                              int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_test_some_vector`].
+ */
+size_t pshmem_int32_test_some_vector(int32_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     const int32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until`].
+ */
+void pshmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_all`].
+ */
+void pshmem_int32_wait_until_all(int32_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_all_vector`].
+ */
+void pshmem_int32_wait_until_all_vector(int32_t *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const int32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_any`].
+ */
+size_t pshmem_int32_wait_until_any(int32_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_any_vector`].
+ */
+size_t pshmem_int32_wait_until_any_vector(int32_t *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const int32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_some`].
+ */
+size_t pshmem_int32_wait_until_some(int32_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    int32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int32_wait_until_some_vector`].
+ */
+size_t pshmem_int32_wait_until_some_vector(int32_t *ivars,
+                                           size_t nelems,
+                                           size_t *indices,
+                                           const int *status,
+                                           int cmp,
+                                           const int32_t *cmp_values);
 
 /**
  * Profiling twin of [`shmem_int64_atomic_add`].
@@ -5055,6 +5998,150 @@ void pshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int p
 void pshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_int64_put_signal`].
+ */
+void pshmem_int64_put_signal(int64_t *dest,
+                             const int64_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_put_signal_nbi`].
+ */
+void pshmem_int64_put_signal_nbi(int64_t *dest,
+                                 const int64_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_test`].
+ */
+int pshmem_int64_test(int64_t *ivar, int cmp, int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_test_all`].
+ */
+int pshmem_int64_test_all(int64_t *ivars,
+                          size_t nelems,
+                          const int *status,
+                          int cmp,
+                          int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_test_all_vector`].
+ */
+int pshmem_int64_test_all_vector(int64_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const int64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int64_test_any`].
+ */
+size_t pshmem_int64_test_any(int64_t *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_test_any_vector`].
+ */
+size_t pshmem_int64_test_any_vector(int64_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const int64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int64_test_some`].
+ */
+size_t pshmem_int64_test_some(int64_t *ivars,
+                              size_t nelems,
+                              size_t *indices,
+                              const int *status,
+                              int cmp,
+                              int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_test_some_vector`].
+ */
+size_t pshmem_int64_test_some_vector(int64_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     const int64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until`].
+ */
+void pshmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_all`].
+ */
+void pshmem_int64_wait_until_all(int64_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_all_vector`].
+ */
+void pshmem_int64_wait_until_all_vector(int64_t *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const int64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_any`].
+ */
+size_t pshmem_int64_wait_until_any(int64_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_any_vector`].
+ */
+size_t pshmem_int64_wait_until_any_vector(int64_t *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const int64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_some`].
+ */
+size_t pshmem_int64_wait_until_some(int64_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    int64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int64_wait_until_some_vector`].
+ */
+size_t pshmem_int64_wait_until_some_vector(int64_t *ivars,
+                                           size_t nelems,
+                                           size_t *indices,
+                                           const int *status,
+                                           int cmp,
+                                           const int64_t *cmp_values);
+
+/**
  * Profiling twin of [`shmem_int8_g`].
  */
 int8_t pshmem_int8_g(const int8_t *source, int pe);
@@ -5125,6 +6212,28 @@ void pshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_int8_put_nbi`].
  */
 void pshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_int8_put_signal`].
+ */
+void pshmem_int8_put_signal(int8_t *dest,
+                            const int8_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_int8_put_signal_nbi`].
+ */
+void pshmem_int8_put_signal_nbi(int8_t *dest,
+                                const int8_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
 
 /**
  * Profiling twin of [`shmem_int_add`].
@@ -5294,6 +6403,28 @@ void pshmem_int_put(int *dest, const int *source, size_t nelems, int pe);
 void pshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_int_put_signal`].
+ */
+void pshmem_int_put_signal(int *dest,
+                           const int *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * Profiling twin of [`shmem_int_put_signal_nbi`].
+ */
+void pshmem_int_put_signal_nbi(int *dest,
+                               const int *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
  * Profiling twin of [`shmem_int_set`].
  */
 void pshmem_int_set(int *dest, int value, int pe);
@@ -5302,6 +6433,125 @@ void pshmem_int_set(int *dest, int value, int pe);
  * Profiling twin of [`shmem_int_swap`].
  */
 int pshmem_int_swap(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_test`].
+ */
+int pshmem_int_test(int *ivar, int cmp, int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_test_all`].
+ */
+int pshmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_test_all_vector`].
+ */
+int pshmem_int_test_all_vector(int *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               const int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int_test_any`].
+ */
+size_t pshmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_test_any_vector`].
+ */
+size_t pshmem_int_test_any_vector(int *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int_test_some`].
+ */
+size_t pshmem_int_test_some(int *ivars,
+                            size_t nelems,
+                            size_t *indices,
+                            const int *status,
+                            int cmp,
+                            int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_test_some_vector`].
+ */
+size_t pshmem_int_test_some_vector(int *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   const int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int_wait`].
+ */
+void pshmem_int_wait(int *ivar, int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until`].
+ */
+void pshmem_int_wait_until(int *ivar, int cmp, int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_all`].
+ */
+void pshmem_int_wait_until_all(int *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_all_vector`].
+ */
+void pshmem_int_wait_until_all_vector(int *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_any`].
+ */
+size_t pshmem_int_wait_until_any(int *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_any_vector`].
+ */
+size_t pshmem_int_wait_until_any_vector(int *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_some`].
+ */
+size_t pshmem_int_wait_until_some(int *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_int_wait_until_some_vector`].
+ */
+size_t pshmem_int_wait_until_some_vector(int *ivars,
+                                         size_t nelems,
+                                         size_t *indices,
+                                         const int *status,
+                                         int cmp,
+                                         const int *cmp_values);
 
 /**
  * Profiling twin of [`shmem_iput128`].
@@ -5521,6 +6771,28 @@ void pshmem_long_put(long *dest, const long *source, size_t nelems, int pe);
 void pshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_long_put_signal`].
+ */
+void pshmem_long_put_signal(long *dest,
+                            const long *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_long_put_signal_nbi`].
+ */
+void pshmem_long_put_signal_nbi(long *dest,
+                                const long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * Profiling twin of [`shmem_long_set`].
  */
 void pshmem_long_set(long *dest, long value, int pe);
@@ -5529,6 +6801,125 @@ void pshmem_long_set(long *dest, long value, int pe);
  * Profiling twin of [`shmem_long_swap`].
  */
 long pshmem_long_swap(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_test`].
+ */
+int pshmem_long_test(long *ivar, int cmp, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_test_all`].
+ */
+int pshmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_test_all_vector`].
+ */
+int pshmem_long_test_all_vector(long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_long_test_any`].
+ */
+size_t pshmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_test_any_vector`].
+ */
+size_t pshmem_long_test_any_vector(long *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_long_test_some`].
+ */
+size_t pshmem_long_test_some(long *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_test_some_vector`].
+ */
+size_t pshmem_long_test_some_vector(long *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_long_wait`].
+ */
+void pshmem_long_wait(long *ivar, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until`].
+ */
+void pshmem_long_wait_until(long *ivar, int cmp, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_all`].
+ */
+void pshmem_long_wait_until_all(long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_all_vector`].
+ */
+void pshmem_long_wait_until_all_vector(long *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_any`].
+ */
+size_t pshmem_long_wait_until_any(long *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_any_vector`].
+ */
+size_t pshmem_long_wait_until_any_vector(long *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_some`].
+ */
+size_t pshmem_long_wait_until_some(long *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_long_wait_until_some_vector`].
+ */
+size_t pshmem_long_wait_until_some_vector(long *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const long *cmp_values);
 
 /**
  * Profiling twin of [`shmem_longlong_add`].
@@ -5708,6 +7099,28 @@ void pshmem_longlong_put(long long *dest, const long long *source, size_t nelems
 void pshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_longlong_put_signal`].
+ */
+void pshmem_longlong_put_signal(long long *dest,
+                                const long long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_put_signal_nbi`].
+ */
+void pshmem_longlong_put_signal_nbi(long long *dest,
+                                    const long long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * Profiling twin of [`shmem_longlong_set`].
  */
 void pshmem_longlong_set(long long *dest, long long value, int pe);
@@ -5716,6 +7129,133 @@ void pshmem_longlong_set(long long *dest, long long value, int pe);
  * Profiling twin of [`shmem_longlong_swap`].
  */
 long long pshmem_longlong_swap(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_test`].
+ */
+int pshmem_longlong_test(long long *ivar, int cmp, long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_all`].
+ */
+int pshmem_longlong_test_all(long long *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_all_vector`].
+ */
+int pshmem_longlong_test_all_vector(long long *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_any`].
+ */
+size_t pshmem_longlong_test_any(long long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_any_vector`].
+ */
+size_t pshmem_longlong_test_any_vector(long long *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_some`].
+ */
+size_t pshmem_longlong_test_some(long long *ivars,
+                                 size_t nelems,
+                                 size_t *indices,
+                                 const int *status,
+                                 int cmp,
+                                 long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_test_some_vector`].
+ */
+size_t pshmem_longlong_test_some_vector(long long *ivars,
+                                        size_t nelems,
+                                        size_t *indices,
+                                        const int *status,
+                                        int cmp,
+                                        const long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait`].
+ */
+void pshmem_longlong_wait(long long *ivar, long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until`].
+ */
+void pshmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_all`].
+ */
+void pshmem_longlong_wait_until_all(long long *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_all_vector`].
+ */
+void pshmem_longlong_wait_until_all_vector(long long *ivars,
+                                           size_t nelems,
+                                           const int *status,
+                                           int cmp,
+                                           const long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_any`].
+ */
+size_t pshmem_longlong_wait_until_any(long long *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_any_vector`].
+ */
+size_t pshmem_longlong_wait_until_any_vector(long long *ivars,
+                                             size_t nelems,
+                                             const int *status,
+                                             int cmp,
+                                             const long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_some`].
+ */
+size_t pshmem_longlong_wait_until_some(long long *ivars,
+                                       size_t nelems,
+                                       size_t *indices,
+                                       const int *status,
+                                       int cmp,
+                                       long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_longlong_wait_until_some_vector`].
+ */
+size_t pshmem_longlong_wait_until_some_vector(long long *ivars,
+                                              size_t nelems,
+                                              size_t *indices,
+                                              const int *status,
+                                              int cmp,
+                                              const long long *cmp_values);
 
 /**
  * Profiling twin of [`shmem_malloc`].
@@ -5900,6 +7440,150 @@ void pshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems,
 void pshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_ptrdiff_put_signal`].
+ */
+void pshmem_ptrdiff_put_signal(ptrdiff_t *dest,
+                               const ptrdiff_t *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_put_signal_nbi`].
+ */
+void pshmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest,
+                                   const ptrdiff_t *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test`].
+ */
+int pshmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_all`].
+ */
+int pshmem_ptrdiff_test_all(ptrdiff_t *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_all_vector`].
+ */
+int pshmem_ptrdiff_test_all_vector(ptrdiff_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const ptrdiff_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_any`].
+ */
+size_t pshmem_ptrdiff_test_any(ptrdiff_t *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_any_vector`].
+ */
+size_t pshmem_ptrdiff_test_any_vector(ptrdiff_t *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const ptrdiff_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_some`].
+ */
+size_t pshmem_ptrdiff_test_some(ptrdiff_t *ivars,
+                                size_t nelems,
+                                size_t *indices,
+                                const int *status,
+                                int cmp,
+                                ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_test_some_vector`].
+ */
+size_t pshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars,
+                                       size_t nelems,
+                                       size_t *indices,
+                                       const int *status,
+                                       int cmp,
+                                       const ptrdiff_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until`].
+ */
+void pshmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_all`].
+ */
+void pshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_all_vector`].
+ */
+void pshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const ptrdiff_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_any`].
+ */
+size_t pshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_any_vector`].
+ */
+size_t pshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars,
+                                            size_t nelems,
+                                            const int *status,
+                                            int cmp,
+                                            const ptrdiff_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_some`].
+ */
+size_t pshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars,
+                                      size_t nelems,
+                                      size_t *indices,
+                                      const int *status,
+                                      int cmp,
+                                      ptrdiff_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_wait_until_some_vector`].
+ */
+size_t pshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars,
+                                             size_t nelems,
+                                             size_t *indices,
+                                             const int *status,
+                                             int cmp,
+                                             const ptrdiff_t *cmp_values);
+
+/**
  * Profiling twin of [`shmem_put128`].
  */
 void pshmem_put128(void *dest, const void *source, size_t nelems, int pe);
@@ -5908,6 +7592,28 @@ void pshmem_put128(void *dest, const void *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_put128_nbi`].
  */
 void pshmem_put128_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_put128_signal`].
+ */
+void pshmem_put128_signal(void *dest,
+                          const void *source,
+                          size_t nelems,
+                          uint64_t *sig_addr,
+                          uint64_t signal,
+                          int sig_op,
+                          int pe);
+
+/**
+ * Profiling twin of [`shmem_put128_signal_nbi`].
+ */
+void pshmem_put128_signal_nbi(void *dest,
+                              const void *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
 
 /**
  * Profiling twin of [`shmem_put16`].
@@ -5920,6 +7626,28 @@ void pshmem_put16(void *dest, const void *source, size_t nelems, int pe);
 void pshmem_put16_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_put16_signal`].
+ */
+void pshmem_put16_signal(void *dest,
+                         const void *source,
+                         size_t nelems,
+                         uint64_t *sig_addr,
+                         uint64_t signal,
+                         int sig_op,
+                         int pe);
+
+/**
+ * Profiling twin of [`shmem_put16_signal_nbi`].
+ */
+void pshmem_put16_signal_nbi(void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
  * Profiling twin of [`shmem_put32`].
  */
 void pshmem_put32(void *dest, const void *source, size_t nelems, int pe);
@@ -5928,6 +7656,28 @@ void pshmem_put32(void *dest, const void *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_put32_nbi`].
  */
 void pshmem_put32_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_put32_signal`].
+ */
+void pshmem_put32_signal(void *dest,
+                         const void *source,
+                         size_t nelems,
+                         uint64_t *sig_addr,
+                         uint64_t signal,
+                         int sig_op,
+                         int pe);
+
+/**
+ * Profiling twin of [`shmem_put32_signal_nbi`].
+ */
+void pshmem_put32_signal_nbi(void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
 
 /**
  * Profiling twin of [`shmem_put64`].
@@ -5940,6 +7690,28 @@ void pshmem_put64(void *dest, const void *source, size_t nelems, int pe);
 void pshmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_put64_signal`].
+ */
+void pshmem_put64_signal(void *dest,
+                         const void *source,
+                         size_t nelems,
+                         uint64_t *sig_addr,
+                         uint64_t signal,
+                         int sig_op,
+                         int pe);
+
+/**
+ * Profiling twin of [`shmem_put64_signal_nbi`].
+ */
+void pshmem_put64_signal_nbi(void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
  * Profiling twin of [`shmem_put8`].
  */
 void pshmem_put8(void *dest, const void *source, size_t nelems, int pe);
@@ -5950,6 +7722,28 @@ void pshmem_put8(void *dest, const void *source, size_t nelems, int pe);
 void pshmem_put8_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_put8_signal`].
+ */
+void pshmem_put8_signal(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        uint64_t *sig_addr,
+                        uint64_t signal,
+                        int sig_op,
+                        int pe);
+
+/**
+ * Profiling twin of [`shmem_put8_signal_nbi`].
+ */
+void pshmem_put8_signal_nbi(void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
  * Profiling twin of [`shmem_putmem`].
  */
 void pshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
@@ -5958,6 +7752,28 @@ void pshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_putmem_nbi`].
  */
 void pshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_putmem_signal`].
+ */
+void pshmem_putmem_signal(void *dest,
+                          const void *source,
+                          size_t nelems,
+                          uint64_t *sig_addr,
+                          uint64_t signal,
+                          int sig_op,
+                          int pe);
+
+/**
+ * Profiling twin of [`shmem_putmem_signal_nbi`].
+ */
+void pshmem_putmem_signal_nbi(void *dest,
+                              const void *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
 
 /**
  * Profiling twin of [`shmem_query_initialized`].
@@ -6052,6 +7868,33 @@ void pshmem_schar_put(signed char *dest, const signed char *source, size_t nelem
 void pshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_schar_put_signal`].
+ */
+void pshmem_schar_put_signal(signed char *dest,
+                             const signed char *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_schar_put_signal_nbi`].
+ */
+void pshmem_schar_put_signal_nbi(signed char *dest,
+                                 const signed char *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_set_lock`].
+ */
+void pshmem_set_lock(long *lock);
+
+/**
  * Profiling twin of [`shmem_short_g`].
  */
 short pshmem_short_g(const short *source, int pe);
@@ -6122,6 +7965,63 @@ void pshmem_short_put(short *dest, const short *source, size_t nelems, int pe);
  * Profiling twin of [`shmem_short_put_nbi`].
  */
 void pshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_short_put_signal`].
+ */
+void pshmem_short_put_signal(short *dest,
+                             const short *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_short_put_signal_nbi`].
+ */
+void pshmem_short_put_signal_nbi(short *dest,
+                                 const short *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_short_test`].
+ */
+int pshmem_short_test(short *ivar, int cmp, short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_short_wait`].
+ */
+void pshmem_short_wait(short *ivar, short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_short_wait_until`].
+ */
+void pshmem_short_wait_until(short *ivar, int cmp, short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_signal_add`].
+ */
+void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * Profiling twin of [`shmem_signal_fetch`].
+ */
+uint64_t pshmem_signal_fetch(const uint64_t *sig_addr);
+
+/**
+ * Profiling twin of [`shmem_signal_set`].
+ */
+void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * Profiling twin of [`shmem_signal_wait_until`].
+ */
+uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /**
  * Profiling twin of [`shmem_size_atomic_add`].
@@ -6265,9 +8165,158 @@ void pshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe);
 void pshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_size_put_signal`].
+ */
+void pshmem_size_put_signal(size_t *dest,
+                            const size_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_size_put_signal_nbi`].
+ */
+void pshmem_size_put_signal_nbi(size_t *dest,
+                                const size_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_size_test`].
+ */
+int pshmem_size_test(size_t *ivar, int cmp, size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_test_all`].
+ */
+int pshmem_size_test_all(size_t *ivars,
+                         size_t nelems,
+                         const int *status,
+                         int cmp,
+                         size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_test_all_vector`].
+ */
+int pshmem_size_test_all_vector(size_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const size_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_size_test_any`].
+ */
+size_t pshmem_size_test_any(size_t *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_test_any_vector`].
+ */
+size_t pshmem_size_test_any_vector(size_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const size_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_size_test_some`].
+ */
+size_t pshmem_size_test_some(size_t *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_test_some_vector`].
+ */
+size_t pshmem_size_test_some_vector(size_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const size_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until`].
+ */
+void pshmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_all`].
+ */
+void pshmem_size_wait_until_all(size_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_all_vector`].
+ */
+void pshmem_size_wait_until_all_vector(size_t *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const size_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_any`].
+ */
+size_t pshmem_size_wait_until_any(size_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_any_vector`].
+ */
+size_t pshmem_size_wait_until_any_vector(size_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const size_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_some`].
+ */
+size_t pshmem_size_wait_until_some(size_t *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   size_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_wait_until_some_vector`].
+ */
+size_t pshmem_size_wait_until_some_vector(size_t *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const size_t *cmp_values);
+
+/**
  * Profiling twin of [`shmem_sync_all`].
  */
 void pshmem_sync_all(void);
+
+/**
+ * Profiling twin of [`shmem_test_lock`].
+ */
+int pshmem_test_lock(long *lock);
 
 /**
  * Profiling twin of [`shmem_uchar_g`].
@@ -6342,6 +8391,28 @@ void pshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t n
 void pshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uchar_put_signal`].
+ */
+void pshmem_uchar_put_signal(unsigned char *dest,
+                             const unsigned char *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_uchar_put_signal_nbi`].
+ */
+void pshmem_uchar_put_signal_nbi(unsigned char *dest,
+                                 const unsigned char *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
  * Profiling twin of [`shmem_uint16_g`].
  */
 uint16_t pshmem_uint16_g(const uint16_t *source, int pe);
@@ -6412,6 +8483,28 @@ void pshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, in
  * Profiling twin of [`shmem_uint16_put_nbi`].
  */
 void pshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint16_put_signal`].
+ */
+void pshmem_uint16_put_signal(uint16_t *dest,
+                              const uint16_t *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_uint16_put_signal_nbi`].
+ */
+void pshmem_uint16_put_signal_nbi(uint16_t *dest,
+                                  const uint16_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
 
 /**
  * Profiling twin of [`shmem_uint32_atomic_add`].
@@ -6600,6 +8693,150 @@ void pshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, in
 void pshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint32_put_signal`].
+ */
+void pshmem_uint32_put_signal(uint32_t *dest,
+                              const uint32_t *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_put_signal_nbi`].
+ */
+void pshmem_uint32_put_signal_nbi(uint32_t *dest,
+                                  const uint32_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_test`].
+ */
+int pshmem_uint32_test(uint32_t *ivar, int cmp, uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_all`].
+ */
+int pshmem_uint32_test_all(uint32_t *ivars,
+                           size_t nelems,
+                           const int *status,
+                           int cmp,
+                           uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_all_vector`].
+ */
+int pshmem_uint32_test_all_vector(uint32_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const uint32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_any`].
+ */
+size_t pshmem_uint32_test_any(uint32_t *ivars,
+                              size_t nelems,
+                              const int *status,
+                              int cmp,
+                              uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_any_vector`].
+ */
+size_t pshmem_uint32_test_any_vector(uint32_t *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     const uint32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_some`].
+ */
+size_t pshmem_uint32_test_some(uint32_t *ivars,
+                               size_t nelems,
+                               size_t *indices,
+                               const int *status,
+                               int cmp,
+                               uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_test_some_vector`].
+ */
+size_t pshmem_uint32_test_some_vector(uint32_t *ivars,
+                                      size_t nelems,
+                                      size_t *indices,
+                                      const int *status,
+                                      int cmp,
+                                      const uint32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until`].
+ */
+void pshmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_all`].
+ */
+void pshmem_uint32_wait_until_all(uint32_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_all_vector`].
+ */
+void pshmem_uint32_wait_until_all_vector(uint32_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const uint32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_any`].
+ */
+size_t pshmem_uint32_wait_until_any(uint32_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_any_vector`].
+ */
+size_t pshmem_uint32_wait_until_any_vector(uint32_t *ivars,
+                                           size_t nelems,
+                                           const int *status,
+                                           int cmp,
+                                           const uint32_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_some`].
+ */
+size_t pshmem_uint32_wait_until_some(uint32_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     uint32_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint32_wait_until_some_vector`].
+ */
+size_t pshmem_uint32_wait_until_some_vector(uint32_t *ivars,
+                                            size_t nelems,
+                                            size_t *indices,
+                                            const int *status,
+                                            int cmp,
+                                            const uint32_t *cmp_values);
+
+/**
  * Profiling twin of [`shmem_uint64_atomic_add`].
  */
 void pshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
@@ -6786,6 +9023,150 @@ void pshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, in
 void pshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint64_put_signal`].
+ */
+void pshmem_uint64_put_signal(uint64_t *dest,
+                              const uint64_t *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_put_signal_nbi`].
+ */
+void pshmem_uint64_put_signal_nbi(uint64_t *dest,
+                                  const uint64_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_test`].
+ */
+int pshmem_uint64_test(uint64_t *ivar, int cmp, uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_all`].
+ */
+int pshmem_uint64_test_all(uint64_t *ivars,
+                           size_t nelems,
+                           const int *status,
+                           int cmp,
+                           uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_all_vector`].
+ */
+int pshmem_uint64_test_all_vector(uint64_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const uint64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_any`].
+ */
+size_t pshmem_uint64_test_any(uint64_t *ivars,
+                              size_t nelems,
+                              const int *status,
+                              int cmp,
+                              uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_any_vector`].
+ */
+size_t pshmem_uint64_test_any_vector(uint64_t *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     const uint64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_some`].
+ */
+size_t pshmem_uint64_test_some(uint64_t *ivars,
+                               size_t nelems,
+                               size_t *indices,
+                               const int *status,
+                               int cmp,
+                               uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_test_some_vector`].
+ */
+size_t pshmem_uint64_test_some_vector(uint64_t *ivars,
+                                      size_t nelems,
+                                      size_t *indices,
+                                      const int *status,
+                                      int cmp,
+                                      const uint64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until`].
+ */
+void pshmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_all`].
+ */
+void pshmem_uint64_wait_until_all(uint64_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_all_vector`].
+ */
+void pshmem_uint64_wait_until_all_vector(uint64_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const uint64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_any`].
+ */
+size_t pshmem_uint64_wait_until_any(uint64_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_any_vector`].
+ */
+size_t pshmem_uint64_wait_until_any_vector(uint64_t *ivars,
+                                           size_t nelems,
+                                           const int *status,
+                                           int cmp,
+                                           const uint64_t *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_some`].
+ */
+size_t pshmem_uint64_wait_until_some(uint64_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint64_wait_until_some_vector`].
+ */
+size_t pshmem_uint64_wait_until_some_vector(uint64_t *ivars,
+                                            size_t nelems,
+                                            size_t *indices,
+                                            const int *status,
+                                            int cmp,
+                                            const uint64_t *cmp_values);
+
+/**
  * Profiling twin of [`shmem_uint8_g`].
  */
 uint8_t pshmem_uint8_g(const uint8_t *source, int pe);
@@ -6856,6 +9237,28 @@ void pshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int p
  * Profiling twin of [`shmem_uint8_put_nbi`].
  */
 void pshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint8_put_signal`].
+ */
+void pshmem_uint8_put_signal(uint8_t *dest,
+                             const uint8_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_uint8_put_signal_nbi`].
+ */
+void pshmem_uint8_put_signal_nbi(uint8_t *dest,
+                                 const uint8_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * Profiling twin of [`shmem_uint_atomic_add`].
@@ -7062,6 +9465,150 @@ void pshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nele
 void pshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint_put_signal`].
+ */
+void pshmem_uint_put_signal(unsigned int *dest,
+                            const unsigned int *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_put_signal_nbi`].
+ */
+void pshmem_uint_put_signal_nbi(unsigned int *dest,
+                                const unsigned int *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_test`].
+ */
+int pshmem_uint_test(unsigned int *ivar, int cmp, unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_test_all`].
+ */
+int pshmem_uint_test_all(unsigned int *ivars,
+                         size_t nelems,
+                         const int *status,
+                         int cmp,
+                         unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_test_all_vector`].
+ */
+int pshmem_uint_test_all_vector(unsigned int *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_test_any`].
+ */
+size_t pshmem_uint_test_any(unsigned int *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_test_any_vector`].
+ */
+size_t pshmem_uint_test_any_vector(unsigned int *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_test_some`].
+ */
+size_t pshmem_uint_test_some(unsigned int *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_test_some_vector`].
+ */
+size_t pshmem_uint_test_some_vector(unsigned int *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until`].
+ */
+void pshmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_all`].
+ */
+void pshmem_uint_wait_until_all(unsigned int *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_all_vector`].
+ */
+void pshmem_uint_wait_until_all_vector(unsigned int *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_any`].
+ */
+size_t pshmem_uint_wait_until_any(unsigned int *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_any_vector`].
+ */
+size_t pshmem_uint_wait_until_any_vector(unsigned int *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_some`].
+ */
+size_t pshmem_uint_wait_until_some(unsigned int *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   unsigned int cmp_value);
+
+/**
+ * Profiling twin of [`shmem_uint_wait_until_some_vector`].
+ */
+size_t pshmem_uint_wait_until_some_vector(unsigned int *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const unsigned int *cmp_values);
+
+/**
  * Profiling twin of [`shmem_ulong_atomic_add`].
  */
 void pshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
@@ -7264,6 +9811,150 @@ void pshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t n
  * Profiling twin of [`shmem_ulong_put_nbi`].
  */
 void pshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_put_signal`].
+ */
+void pshmem_ulong_put_signal(unsigned long *dest,
+                             const unsigned long *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_put_signal_nbi`].
+ */
+void pshmem_ulong_put_signal_nbi(unsigned long *dest,
+                                 const unsigned long *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_test`].
+ */
+int pshmem_ulong_test(unsigned long *ivar, int cmp, unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_all`].
+ */
+int pshmem_ulong_test_all(unsigned long *ivars,
+                          size_t nelems,
+                          const int *status,
+                          int cmp,
+                          unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_all_vector`].
+ */
+int pshmem_ulong_test_all_vector(unsigned long *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_any`].
+ */
+size_t pshmem_ulong_test_any(unsigned long *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_any_vector`].
+ */
+size_t pshmem_ulong_test_any_vector(unsigned long *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_some`].
+ */
+size_t pshmem_ulong_test_some(unsigned long *ivars,
+                              size_t nelems,
+                              size_t *indices,
+                              const int *status,
+                              int cmp,
+                              unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_test_some_vector`].
+ */
+size_t pshmem_ulong_test_some_vector(unsigned long *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until`].
+ */
+void pshmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_all`].
+ */
+void pshmem_ulong_wait_until_all(unsigned long *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_all_vector`].
+ */
+void pshmem_ulong_wait_until_all_vector(unsigned long *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_any`].
+ */
+size_t pshmem_ulong_wait_until_any(unsigned long *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_any_vector`].
+ */
+size_t pshmem_ulong_wait_until_any_vector(unsigned long *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_some`].
+ */
+size_t pshmem_ulong_wait_until_some(unsigned long *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    unsigned long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulong_wait_until_some_vector`].
+ */
+size_t pshmem_ulong_wait_until_some_vector(unsigned long *ivars,
+                                           size_t nelems,
+                                           size_t *indices,
+                                           const int *status,
+                                           int cmp,
+                                           const unsigned long *cmp_values);
 
 /**
  * Profiling twin of [`shmem_ulonglong_atomic_add`].
@@ -7496,6 +10187,150 @@ void pshmem_ulonglong_put_nbi(unsigned long long *dest,
                               int pe);
 
 /**
+ * Profiling twin of [`shmem_ulonglong_put_signal`].
+ */
+void pshmem_ulonglong_put_signal(unsigned long long *dest,
+                                 const unsigned long long *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_put_signal_nbi`].
+ */
+void pshmem_ulonglong_put_signal_nbi(unsigned long long *dest,
+                                     const unsigned long long *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test`].
+ */
+int pshmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_all`].
+ */
+int pshmem_ulonglong_test_all(unsigned long long *ivars,
+                              size_t nelems,
+                              const int *status,
+                              int cmp,
+                              unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_all_vector`].
+ */
+int pshmem_ulonglong_test_all_vector(unsigned long long *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     const unsigned long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_any`].
+ */
+size_t pshmem_ulonglong_test_any(unsigned long long *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_any_vector`].
+ */
+size_t pshmem_ulonglong_test_any_vector(unsigned long long *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const unsigned long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_some`].
+ */
+size_t pshmem_ulonglong_test_some(unsigned long long *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_test_some_vector`].
+ */
+size_t pshmem_ulonglong_test_some_vector(unsigned long long *ivars,
+                                         size_t nelems,
+                                         size_t *indices,
+                                         const int *status,
+                                         int cmp,
+                                         const unsigned long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until`].
+ */
+void pshmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_all`].
+ */
+void pshmem_ulonglong_wait_until_all(unsigned long long *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_all_vector`].
+ */
+void pshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars,
+                                            size_t nelems,
+                                            const int *status,
+                                            int cmp,
+                                            const unsigned long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_any`].
+ */
+size_t pshmem_ulonglong_wait_until_any(unsigned long long *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_any_vector`].
+ */
+size_t pshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars,
+                                              size_t nelems,
+                                              const int *status,
+                                              int cmp,
+                                              const unsigned long long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_some`].
+ */
+size_t pshmem_ulonglong_wait_until_some(unsigned long long *ivars,
+                                        size_t nelems,
+                                        size_t *indices,
+                                        const int *status,
+                                        int cmp,
+                                        unsigned long long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_wait_until_some_vector`].
+ */
+size_t pshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars,
+                                               size_t nelems,
+                                               size_t *indices,
+                                               const int *status,
+                                               int cmp,
+                                               const unsigned long long *cmp_values);
+
+/**
  * Profiling twin of [`shmem_ushort_g`].
  */
 unsigned short pshmem_ushort_g(const unsigned short *source, int pe);
@@ -7572,6 +10407,48 @@ void pshmem_ushort_put_nbi(unsigned short *dest,
                            const unsigned short *source,
                            size_t nelems,
                            int pe);
+
+/**
+ * Profiling twin of [`shmem_ushort_put_signal`].
+ */
+void pshmem_ushort_put_signal(unsigned short *dest,
+                              const unsigned short *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * Profiling twin of [`shmem_ushort_put_signal_nbi`].
+ */
+void pshmem_ushort_put_signal_nbi(unsigned short *dest,
+                                  const unsigned short *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ushort_test`].
+ */
+int pshmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ushort_wait_until`].
+ */
+void pshmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_wait`].
+ */
+void pshmem_wait(long *ivar, long cmp_value);
+
+/**
+ * Profiling twin of [`shmem_wait_until`].
+ */
+void pshmem_wait_until(long *ivar, int cmp, long cmp_value);
 
 /**
  * Profiling twin of [`shmemalign`].
@@ -7663,6 +10540,18 @@ void pshmem_longdouble_get_nbi(long double *dest, const long double *source, siz
 
 /* Profiling twin of `shmem_ctx_longdouble_get_nbi`. */
 void pshmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_longdouble_put_signal`. */
+void pshmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_put_signal`. */
+void pshmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Profiling twin of `shmem_longdouble_put_signal_nbi`. */
+void pshmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_put_signal_nbi`. */
+void pshmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
 #ifdef __cplusplus
 }  /* extern "C" */

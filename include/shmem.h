@@ -370,6 +370,33 @@ void shmem_char_put(char *dest, const char *source, size_t nelems, int pe);
 void shmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe);
 
 /**
+ * `shmem_char_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_char_put_signal(char *dest,
+                           const char *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_char_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_char_put_signal_nbi(char *dest,
+                               const char *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_clear_lock` (OpenSHMEM 1.6, shmem_lock.tex).
+ */
+void shmem_clear_lock(long *lock);
+
+/**
  * `shmem_ctx_char_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 char shmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe);
@@ -444,6 +471,30 @@ void shmem_ctx_char_put(shmem_ctx_t ctx, char *dest, const char *source, size_t 
  * `shmem_ctx_char_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_char_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_char_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_char_put_signal(shmem_ctx_t ctx,
+                               char *dest,
+                               const char *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_ctx_char_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx,
+                                   char *dest,
+                                   const char *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
 
 /**
  * `shmem_ctx_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
@@ -570,6 +621,30 @@ void shmem_ctx_double_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * `shmem_ctx_double_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_double_put_signal(shmem_ctx_t ctx,
+                                 double *dest,
+                                 const double *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ctx_double_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx,
+                                     double *dest,
+                                     const double *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * `shmem_ctx_fence` (OpenSHMEM 1.6, shmem_fence.tex).
  */
 void shmem_ctx_fence(shmem_ctx_t ctx);
@@ -686,6 +761,30 @@ void shmem_ctx_float_put_nbi(shmem_ctx_t ctx,
                              const float *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_float_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_float_put_signal(shmem_ctx_t ctx,
+                                float *dest,
+                                const float *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_float_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx,
+                                    float *dest,
+                                    const float *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * `shmem_ctx_get128` (OpenSHMEM 1.6, shmem_get.tex).
@@ -1015,6 +1114,30 @@ void shmem_ctx_int16_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_int16_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_int16_put_signal(shmem_ctx_t ctx,
+                                int16_t *dest,
+                                const int16_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_int16_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx,
+                                    int16_t *dest,
+                                    const int16_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * `shmem_ctx_int32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
@@ -1247,6 +1370,30 @@ void shmem_ctx_int32_put_nbi(shmem_ctx_t ctx,
                              const int32_t *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_int32_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_int32_put_signal(shmem_ctx_t ctx,
+                                int32_t *dest,
+                                const int32_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_int32_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx,
+                                    int32_t *dest,
+                                    const int32_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * `shmem_ctx_int64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -1483,6 +1630,30 @@ void shmem_ctx_int64_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_int64_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_int64_put_signal(shmem_ctx_t ctx,
+                                int64_t *dest,
+                                const int64_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_int64_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx,
+                                    int64_t *dest,
+                                    const int64_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * `shmem_ctx_int8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int8_t shmem_ctx_int8_g(shmem_ctx_t ctx, const int8_t *source, int pe);
@@ -1565,6 +1736,30 @@ void shmem_ctx_int8_put_nbi(shmem_ctx_t ctx,
                             const int8_t *source,
                             size_t nelems,
                             int pe);
+
+/**
+ * `shmem_ctx_int8_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_int8_put_signal(shmem_ctx_t ctx,
+                               int8_t *dest,
+                               const int8_t *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_ctx_int8_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx,
+                                   int8_t *dest,
+                                   const int8_t *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
 
 /**
  * `shmem_ctx_int_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -1711,6 +1906,30 @@ void shmem_ctx_int_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nel
  * `shmem_ctx_int_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_int_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_int_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_int_put_signal(shmem_ctx_t ctx,
+                              int *dest,
+                              const int *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * `shmem_ctx_int_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx,
+                                  int *dest,
+                                  const int *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
 
 /**
  * `shmem_ctx_iput128` (OpenSHMEM 1.6, shmem_iput.tex).
@@ -1918,6 +2137,30 @@ void shmem_ctx_long_put(shmem_ctx_t ctx, long *dest, const long *source, size_t 
 void shmem_ctx_long_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ctx_long_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_long_put_signal(shmem_ctx_t ctx,
+                               long *dest,
+                               const long *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_ctx_long_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx,
+                                   long *dest,
+                                   const long *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
  * `shmem_ctx_longlong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
@@ -2099,6 +2342,30 @@ void shmem_ctx_longlong_put_nbi(shmem_ctx_t ctx,
                                 const long long *source,
                                 size_t nelems,
                                 int pe);
+
+/**
+ * `shmem_ctx_longlong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_longlong_put_signal(shmem_ctx_t ctx,
+                                   long long *dest,
+                                   const long long *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
+ * `shmem_ctx_longlong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx,
+                                       long long *dest,
+                                       const long long *source,
+                                       size_t nelems,
+                                       uint64_t *sig_addr,
+                                       uint64_t signal,
+                                       int sig_op,
+                                       int pe);
 
 /**
  * `shmem_ctx_pe_quiet` (OpenSHMEM 1.6, shmem_pe_quiet.tex).
@@ -2289,6 +2556,30 @@ void shmem_ctx_ptrdiff_put_nbi(shmem_ctx_t ctx,
                                int pe);
 
 /**
+ * `shmem_ctx_ptrdiff_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx,
+                                  ptrdiff_t *dest,
+                                  const ptrdiff_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * `shmem_ctx_ptrdiff_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx,
+                                      ptrdiff_t *dest,
+                                      const ptrdiff_t *source,
+                                      size_t nelems,
+                                      uint64_t *sig_addr,
+                                      uint64_t signal,
+                                      int sig_op,
+                                      int pe);
+
+/**
  * `shmem_ctx_put128` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2297,6 +2588,30 @@ void shmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
  * `shmem_ctx_put128_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_put128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_put128_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_put128_signal(shmem_ctx_t ctx,
+                             void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_ctx_put128_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_put128_signal_nbi(shmem_ctx_t ctx,
+                                 void *dest,
+                                 const void *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * `shmem_ctx_put16` (OpenSHMEM 1.6, shmem_put.tex).
@@ -2309,6 +2624,30 @@ void shmem_ctx_put16(shmem_ctx_t ctx, void *dest, const void *source, size_t nel
 void shmem_ctx_put16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ctx_put16_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_put16_signal(shmem_ctx_t ctx,
+                            void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_ctx_put16_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_put16_signal_nbi(shmem_ctx_t ctx,
+                                void *dest,
+                                const void *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * `shmem_ctx_put32` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2317,6 +2656,30 @@ void shmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nel
  * `shmem_ctx_put32_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_put32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_put32_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_put32_signal(shmem_ctx_t ctx,
+                            void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_ctx_put32_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_put32_signal_nbi(shmem_ctx_t ctx,
+                                void *dest,
+                                const void *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
 
 /**
  * `shmem_ctx_put64` (OpenSHMEM 1.6, shmem_put.tex).
@@ -2329,6 +2692,30 @@ void shmem_ctx_put64(shmem_ctx_t ctx, void *dest, const void *source, size_t nel
 void shmem_ctx_put64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ctx_put64_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_put64_signal(shmem_ctx_t ctx,
+                            void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_ctx_put64_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_put64_signal_nbi(shmem_ctx_t ctx,
+                                void *dest,
+                                const void *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * `shmem_ctx_put8` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2339,6 +2726,30 @@ void shmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nele
 void shmem_ctx_put8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ctx_put8_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_put8_signal(shmem_ctx_t ctx,
+                           void *dest,
+                           const void *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_ctx_put8_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_put8_signal_nbi(shmem_ctx_t ctx,
+                               void *dest,
+                               const void *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
  * `shmem_ctx_putmem` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
@@ -2347,6 +2758,30 @@ void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
  * `shmem_ctx_putmem_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_putmem_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx,
+                             void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_ctx_putmem_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx,
+                                 void *dest,
+                                 const void *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * `shmem_ctx_quiet` (OpenSHMEM 1.6, shmem_quiet.tex).
@@ -2446,6 +2881,30 @@ void shmem_ctx_schar_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_schar_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_schar_put_signal(shmem_ctx_t ctx,
+                                signed char *dest,
+                                const signed char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_schar_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx,
+                                    signed char *dest,
+                                    const signed char *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * `shmem_ctx_short_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 short shmem_ctx_short_g(shmem_ctx_t ctx, const short *source, int pe);
@@ -2528,6 +2987,40 @@ void shmem_ctx_short_put_nbi(shmem_ctx_t ctx,
                              const short *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_short_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_short_put_signal(shmem_ctx_t ctx,
+                                short *dest,
+                                const short *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_short_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx,
+                                    short *dest,
+                                    const short *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
+ * `shmem_ctx_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex).
+ */
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * `shmem_ctx_signal_set` (OpenSHMEM 1.6, shmem_signal_set.tex).
+ */
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 
 /**
  * `shmem_ctx_size_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -2696,6 +3189,30 @@ void shmem_ctx_size_put_nbi(shmem_ctx_t ctx,
                             int pe);
 
 /**
+ * `shmem_ctx_size_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_size_put_signal(shmem_ctx_t ctx,
+                               size_t *dest,
+                               const size_t *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_ctx_size_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx,
+                                   size_t *dest,
+                                   const size_t *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
  * `shmem_ctx_uchar_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned char shmem_ctx_uchar_g(shmem_ctx_t ctx, const unsigned char *source, int pe);
@@ -2788,6 +3305,30 @@ void shmem_ctx_uchar_put_nbi(shmem_ctx_t ctx,
                              int pe);
 
 /**
+ * `shmem_ctx_uchar_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uchar_put_signal(shmem_ctx_t ctx,
+                                unsigned char *dest,
+                                const unsigned char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_uchar_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx,
+                                    unsigned char *dest,
+                                    const unsigned char *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
  * `shmem_ctx_uint16_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint16_t shmem_ctx_uint16_g(shmem_ctx_t ctx, const uint16_t *source, int pe);
@@ -2878,6 +3419,30 @@ void shmem_ctx_uint16_put_nbi(shmem_ctx_t ctx,
                               const uint16_t *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * `shmem_ctx_uint16_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uint16_put_signal(shmem_ctx_t ctx,
+                                 uint16_t *dest,
+                                 const uint16_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ctx_uint16_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx,
+                                     uint16_t *dest,
+                                     const uint16_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * `shmem_ctx_uint32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -3117,6 +3682,30 @@ void shmem_ctx_uint32_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * `shmem_ctx_uint32_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uint32_put_signal(shmem_ctx_t ctx,
+                                 uint32_t *dest,
+                                 const uint32_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ctx_uint32_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx,
+                                     uint32_t *dest,
+                                     const uint32_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * `shmem_ctx_uint64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
@@ -3354,6 +3943,30 @@ void shmem_ctx_uint64_put_nbi(shmem_ctx_t ctx,
                               int pe);
 
 /**
+ * `shmem_ctx_uint64_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uint64_put_signal(shmem_ctx_t ctx,
+                                 uint64_t *dest,
+                                 const uint64_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ctx_uint64_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx,
+                                     uint64_t *dest,
+                                     const uint64_t *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
+
+/**
  * `shmem_ctx_uint8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint8_t shmem_ctx_uint8_g(shmem_ctx_t ctx, const uint8_t *source, int pe);
@@ -3444,6 +4057,30 @@ void shmem_ctx_uint8_put_nbi(shmem_ctx_t ctx,
                              const uint8_t *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_uint8_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uint8_put_signal(shmem_ctx_t ctx,
+                                uint8_t *dest,
+                                const uint8_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_uint8_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx,
+                                    uint8_t *dest,
+                                    const uint8_t *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * `shmem_ctx_uint_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -3698,6 +4335,30 @@ void shmem_ctx_uint_put_nbi(shmem_ctx_t ctx,
                             int pe);
 
 /**
+ * `shmem_ctx_uint_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_uint_put_signal(shmem_ctx_t ctx,
+                               unsigned int *dest,
+                               const unsigned int *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_ctx_uint_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx,
+                                   unsigned int *dest,
+                                   const unsigned int *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
  * `shmem_ctx_ulong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
@@ -3948,6 +4609,30 @@ void shmem_ctx_ulong_put_nbi(shmem_ctx_t ctx,
                              const unsigned long *source,
                              size_t nelems,
                              int pe);
+
+/**
+ * `shmem_ctx_ulong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_ulong_put_signal(shmem_ctx_t ctx,
+                                unsigned long *dest,
+                                const unsigned long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ctx_ulong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx,
+                                    unsigned long *dest,
+                                    const unsigned long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
 
 /**
  * `shmem_ctx_ulonglong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -4224,6 +4909,30 @@ void shmem_ctx_ulonglong_put_nbi(shmem_ctx_t ctx,
                                  int pe);
 
 /**
+ * `shmem_ctx_ulonglong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx,
+                                    unsigned long long *dest,
+                                    const unsigned long long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
+ * `shmem_ctx_ulonglong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx,
+                                        unsigned long long *dest,
+                                        const unsigned long long *source,
+                                        size_t nelems,
+                                        uint64_t *sig_addr,
+                                        uint64_t signal,
+                                        int sig_op,
+                                        int pe);
+
+/**
  * `shmem_ctx_ushort_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned short shmem_ctx_ushort_g(shmem_ctx_t ctx, const unsigned short *source, int pe);
@@ -4314,6 +5023,30 @@ void shmem_ctx_ushort_put_nbi(shmem_ctx_t ctx,
                               const unsigned short *source,
                               size_t nelems,
                               int pe);
+
+/**
+ * `shmem_ctx_ushort_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ctx_ushort_put_signal(shmem_ctx_t ctx,
+                                 unsigned short *dest,
+                                 const unsigned short *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ctx_ushort_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx,
+                                     unsigned short *dest,
+                                     const unsigned short *source,
+                                     size_t nelems,
+                                     uint64_t *sig_addr,
+                                     uint64_t signal,
+                                     int sig_op,
+                                     int pe);
 
 /**
  * `shmem_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
@@ -4416,6 +5149,28 @@ void shmem_double_put(double *dest, const double *source, size_t nelems, int pe)
  * `shmem_double_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe);
+
+/**
+ * `shmem_double_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_double_put_signal(double *dest,
+                             const double *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_double_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_double_put_signal_nbi(double *dest,
+                                 const double *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * `shmem_double_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
@@ -4538,6 +5293,28 @@ void shmem_float_put(float *dest, const float *source, size_t nelems, int pe);
  * `shmem_float_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe);
+
+/**
+ * `shmem_float_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_float_put_signal(float *dest,
+                            const float *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_float_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_float_put_signal_nbi(float *dest,
+                                const float *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
 
 /**
  * `shmem_float_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
@@ -4872,6 +5649,28 @@ void shmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe
 void shmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_int16_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_int16_put_signal(int16_t *dest,
+                            const int16_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_int16_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_int16_put_signal_nbi(int16_t *dest,
+                                const int16_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * `shmem_int32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
@@ -5056,6 +5855,150 @@ void shmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe
  * `shmem_int32_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_int32_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_int32_put_signal(int32_t *dest,
+                            const int32_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_int32_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_int32_put_signal_nbi(int32_t *dest,
+                                const int32_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_int32_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_int32_test(int32_t *ivar, int cmp, int32_t cmp_value);
+
+/**
+ * `shmem_int32_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_int32_test_all(int32_t *ivars,
+                         size_t nelems,
+                         const int *status,
+                         int cmp,
+                         int32_t cmp_value);
+
+/**
+ * `shmem_int32_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_int32_test_all_vector(int32_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const int32_t *cmp_values);
+
+/**
+ * `shmem_int32_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_int32_test_any(int32_t *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            int32_t cmp_value);
+
+/**
+ * `shmem_int32_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_int32_test_any_vector(int32_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const int32_t *cmp_values);
+
+/**
+ * `shmem_int32_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_int32_test_some(int32_t *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             int32_t cmp_value);
+
+/**
+ * `shmem_int32_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_int32_test_some_vector(int32_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const int32_t *cmp_values);
+
+/**
+ * `shmem_int32_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value);
+
+/**
+ * `shmem_int32_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_int32_wait_until_all(int32_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                int32_t cmp_value);
+
+/**
+ * `shmem_int32_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_int32_wait_until_all_vector(int32_t *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const int32_t *cmp_values);
+
+/**
+ * `shmem_int32_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_int32_wait_until_any(int32_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  int32_t cmp_value);
+
+/**
+ * `shmem_int32_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_int32_wait_until_any_vector(int32_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const int32_t *cmp_values);
+
+/**
+ * `shmem_int32_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_int32_wait_until_some(int32_t *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   int32_t cmp_value);
+
+/**
+ * `shmem_int32_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_int32_wait_until_some_vector(int32_t *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const int32_t *cmp_values);
 
 /**
  * `shmem_int64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -5244,6 +6187,150 @@ void shmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe
 void shmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_int64_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_int64_put_signal(int64_t *dest,
+                            const int64_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_int64_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_int64_put_signal_nbi(int64_t *dest,
+                                const int64_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_int64_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_int64_test(int64_t *ivar, int cmp, int64_t cmp_value);
+
+/**
+ * `shmem_int64_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_int64_test_all(int64_t *ivars,
+                         size_t nelems,
+                         const int *status,
+                         int cmp,
+                         int64_t cmp_value);
+
+/**
+ * `shmem_int64_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_int64_test_all_vector(int64_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const int64_t *cmp_values);
+
+/**
+ * `shmem_int64_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_int64_test_any(int64_t *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            int64_t cmp_value);
+
+/**
+ * `shmem_int64_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_int64_test_any_vector(int64_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const int64_t *cmp_values);
+
+/**
+ * `shmem_int64_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_int64_test_some(int64_t *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             int64_t cmp_value);
+
+/**
+ * `shmem_int64_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_int64_test_some_vector(int64_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const int64_t *cmp_values);
+
+/**
+ * `shmem_int64_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value);
+
+/**
+ * `shmem_int64_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_int64_wait_until_all(int64_t *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                int64_t cmp_value);
+
+/**
+ * `shmem_int64_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_int64_wait_until_all_vector(int64_t *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const int64_t *cmp_values);
+
+/**
+ * `shmem_int64_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_int64_wait_until_any(int64_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  int64_t cmp_value);
+
+/**
+ * `shmem_int64_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_int64_wait_until_any_vector(int64_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const int64_t *cmp_values);
+
+/**
+ * `shmem_int64_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_int64_wait_until_some(int64_t *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   int64_t cmp_value);
+
+/**
+ * `shmem_int64_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_int64_wait_until_some_vector(int64_t *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const int64_t *cmp_values);
+
+/**
  * `shmem_int8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int8_t shmem_int8_g(const int8_t *source, int pe);
@@ -5314,6 +6401,28 @@ void shmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe);
  * `shmem_int8_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_int8_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_int8_put_signal(int8_t *dest,
+                           const int8_t *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_int8_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_int8_put_signal_nbi(int8_t *dest,
+                               const int8_t *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
 
 /**
  * `shmem_int_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
@@ -5483,6 +6592,28 @@ void shmem_int_put(int *dest, const int *source, size_t nelems, int pe);
 void shmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe);
 
 /**
+ * `shmem_int_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_int_put_signal(int *dest,
+                          const int *source,
+                          size_t nelems,
+                          uint64_t *sig_addr,
+                          uint64_t signal,
+                          int sig_op,
+                          int pe);
+
+/**
+ * `shmem_int_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_int_put_signal_nbi(int *dest,
+                              const int *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
  * `shmem_int_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_int_set(int *dest, int value, int pe);
@@ -5491,6 +6622,121 @@ void shmem_int_set(int *dest, int value, int pe);
  * `shmem_int_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
  */
 int shmem_int_swap(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_int_test(int *ivar, int cmp, int cmp_value);
+
+/**
+ * `shmem_int_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
+
+/**
+ * `shmem_int_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_int_test_all_vector(int *ivars,
+                              size_t nelems,
+                              const int *status,
+                              int cmp,
+                              const int *cmp_values);
+
+/**
+ * `shmem_int_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
+
+/**
+ * `shmem_int_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_int_test_any_vector(int *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const int *cmp_values);
+
+/**
+ * `shmem_int_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_int_test_some(int *ivars,
+                           size_t nelems,
+                           size_t *indices,
+                           const int *status,
+                           int cmp,
+                           int cmp_value);
+
+/**
+ * `shmem_int_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_int_test_some_vector(int *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  const int *cmp_values);
+
+/**
+ * `shmem_int_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_int_wait(int *ivar, int cmp_value);
+
+/**
+ * `shmem_int_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_int_wait_until(int *ivar, int cmp, int cmp_value);
+
+/**
+ * `shmem_int_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
+
+/**
+ * `shmem_int_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_int_wait_until_all_vector(int *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     const int *cmp_values);
+
+/**
+ * `shmem_int_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_int_wait_until_any(int *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                int cmp_value);
+
+/**
+ * `shmem_int_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_int_wait_until_any_vector(int *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const int *cmp_values);
+
+/**
+ * `shmem_int_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_int_wait_until_some(int *ivars,
+                                 size_t nelems,
+                                 size_t *indices,
+                                 const int *status,
+                                 int cmp,
+                                 int cmp_value);
+
+/**
+ * `shmem_int_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_int_wait_until_some_vector(int *ivars,
+                                        size_t nelems,
+                                        size_t *indices,
+                                        const int *status,
+                                        int cmp,
+                                        const int *cmp_values);
 
 /**
  * `shmem_iput128` (OpenSHMEM 1.6, shmem_iput.tex).
@@ -5710,6 +6956,28 @@ void shmem_long_put(long *dest, const long *source, size_t nelems, int pe);
 void shmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe);
 
 /**
+ * `shmem_long_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_long_put_signal(long *dest,
+                           const long *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_long_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_long_put_signal_nbi(long *dest,
+                               const long *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
  * `shmem_long_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_long_set(long *dest, long value, int pe);
@@ -5718,6 +6986,125 @@ void shmem_long_set(long *dest, long value, int pe);
  * `shmem_long_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
  */
 long shmem_long_swap(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_long_test(long *ivar, int cmp, long cmp_value);
+
+/**
+ * `shmem_long_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
+
+/**
+ * `shmem_long_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_long_test_all_vector(long *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               const long *cmp_values);
+
+/**
+ * `shmem_long_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
+
+/**
+ * `shmem_long_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_long_test_any_vector(long *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const long *cmp_values);
+
+/**
+ * `shmem_long_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_long_test_some(long *ivars,
+                            size_t nelems,
+                            size_t *indices,
+                            const int *status,
+                            int cmp,
+                            long cmp_value);
+
+/**
+ * `shmem_long_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_long_test_some_vector(long *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   const long *cmp_values);
+
+/**
+ * `shmem_long_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_long_wait(long *ivar, long cmp_value);
+
+/**
+ * `shmem_long_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_long_wait_until(long *ivar, int cmp, long cmp_value);
+
+/**
+ * `shmem_long_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_long_wait_until_all(long *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               long cmp_value);
+
+/**
+ * `shmem_long_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_long_wait_until_all_vector(long *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const long *cmp_values);
+
+/**
+ * `shmem_long_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_long_wait_until_any(long *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 long cmp_value);
+
+/**
+ * `shmem_long_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_long_wait_until_any_vector(long *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const long *cmp_values);
+
+/**
+ * `shmem_long_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_long_wait_until_some(long *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  long cmp_value);
+
+/**
+ * `shmem_long_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_long_wait_until_some_vector(long *ivars,
+                                         size_t nelems,
+                                         size_t *indices,
+                                         const int *status,
+                                         int cmp,
+                                         const long *cmp_values);
 
 /**
  * `shmem_longlong_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
@@ -5897,6 +7284,28 @@ void shmem_longlong_put(long long *dest, const long long *source, size_t nelems,
 void shmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe);
 
 /**
+ * `shmem_longlong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_longlong_put_signal(long long *dest,
+                               const long long *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_longlong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_longlong_put_signal_nbi(long long *dest,
+                                   const long long *source,
+                                   size_t nelems,
+                                   uint64_t *sig_addr,
+                                   uint64_t signal,
+                                   int sig_op,
+                                   int pe);
+
+/**
  * `shmem_longlong_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_longlong_set(long long *dest, long long value, int pe);
@@ -5905,6 +7314,133 @@ void shmem_longlong_set(long long *dest, long long value, int pe);
  * `shmem_longlong_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
  */
 long long shmem_longlong_swap(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_longlong_test(long long *ivar, int cmp, long long cmp_value);
+
+/**
+ * `shmem_longlong_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_longlong_test_all(long long *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            long long cmp_value);
+
+/**
+ * `shmem_longlong_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_longlong_test_all_vector(long long *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const long long *cmp_values);
+
+/**
+ * `shmem_longlong_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_longlong_test_any(long long *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               long long cmp_value);
+
+/**
+ * `shmem_longlong_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_longlong_test_any_vector(long long *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const long long *cmp_values);
+
+/**
+ * `shmem_longlong_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_longlong_test_some(long long *ivars,
+                                size_t nelems,
+                                size_t *indices,
+                                const int *status,
+                                int cmp,
+                                long long cmp_value);
+
+/**
+ * `shmem_longlong_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_longlong_test_some_vector(long long *ivars,
+                                       size_t nelems,
+                                       size_t *indices,
+                                       const int *status,
+                                       int cmp,
+                                       const long long *cmp_values);
+
+/**
+ * `shmem_longlong_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_longlong_wait(long long *ivar, long long cmp_value);
+
+/**
+ * `shmem_longlong_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value);
+
+/**
+ * `shmem_longlong_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_longlong_wait_until_all(long long *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   long long cmp_value);
+
+/**
+ * `shmem_longlong_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_longlong_wait_until_all_vector(long long *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const long long *cmp_values);
+
+/**
+ * `shmem_longlong_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_longlong_wait_until_any(long long *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     long long cmp_value);
+
+/**
+ * `shmem_longlong_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_longlong_wait_until_any_vector(long long *ivars,
+                                            size_t nelems,
+                                            const int *status,
+                                            int cmp,
+                                            const long long *cmp_values);
+
+/**
+ * `shmem_longlong_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_longlong_wait_until_some(long long *ivars,
+                                      size_t nelems,
+                                      size_t *indices,
+                                      const int *status,
+                                      int cmp,
+                                      long long cmp_value);
+
+/**
+ * `shmem_longlong_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_longlong_wait_until_some_vector(long long *ivars,
+                                             size_t nelems,
+                                             size_t *indices,
+                                             const int *status,
+                                             int cmp,
+                                             const long long *cmp_values);
 
 /**
  * `shmem_malloc` (OpenSHMEM 1.6, shmem_malloc.tex).
@@ -6086,6 +7622,150 @@ void shmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, 
 void shmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_ptrdiff_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ptrdiff_put_signal(ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nelems,
+                              uint64_t *sig_addr,
+                              uint64_t signal,
+                              int sig_op,
+                              int pe);
+
+/**
+ * `shmem_ptrdiff_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest,
+                                  const ptrdiff_t *source,
+                                  size_t nelems,
+                                  uint64_t *sig_addr,
+                                  uint64_t signal,
+                                  int sig_op,
+                                  int pe);
+
+/**
+ * `shmem_ptrdiff_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_ptrdiff_test_all(ptrdiff_t *ivars,
+                           size_t nelems,
+                           const int *status,
+                           int cmp,
+                           ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_ptrdiff_test_all_vector(ptrdiff_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const ptrdiff_t *cmp_values);
+
+/**
+ * `shmem_ptrdiff_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_ptrdiff_test_any(ptrdiff_t *ivars,
+                              size_t nelems,
+                              const int *status,
+                              int cmp,
+                              ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_ptrdiff_test_any_vector(ptrdiff_t *ivars,
+                                     size_t nelems,
+                                     const int *status,
+                                     int cmp,
+                                     const ptrdiff_t *cmp_values);
+
+/**
+ * `shmem_ptrdiff_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_ptrdiff_test_some(ptrdiff_t *ivars,
+                               size_t nelems,
+                               size_t *indices,
+                               const int *status,
+                               int cmp,
+                               ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars,
+                                      size_t nelems,
+                                      size_t *indices,
+                                      const int *status,
+                                      int cmp,
+                                      const ptrdiff_t *cmp_values);
+
+/**
+ * `shmem_ptrdiff_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_ptrdiff_wait_until_all(ptrdiff_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const ptrdiff_t *cmp_values);
+
+/**
+ * `shmem_ptrdiff_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_ptrdiff_wait_until_any(ptrdiff_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars,
+                                           size_t nelems,
+                                           const int *status,
+                                           int cmp,
+                                           const ptrdiff_t *cmp_values);
+
+/**
+ * `shmem_ptrdiff_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_ptrdiff_wait_until_some(ptrdiff_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     ptrdiff_t cmp_value);
+
+/**
+ * `shmem_ptrdiff_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars,
+                                            size_t nelems,
+                                            size_t *indices,
+                                            const int *status,
+                                            int cmp,
+                                            const ptrdiff_t *cmp_values);
+
+/**
  * `shmem_put128` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_put128(void *dest, const void *source, size_t nelems, int pe);
@@ -6094,6 +7774,28 @@ void shmem_put128(void *dest, const void *source, size_t nelems, int pe);
  * `shmem_put128_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_put128_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_put128_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_put128_signal(void *dest,
+                         const void *source,
+                         size_t nelems,
+                         uint64_t *sig_addr,
+                         uint64_t signal,
+                         int sig_op,
+                         int pe);
+
+/**
+ * `shmem_put128_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_put128_signal_nbi(void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
 
 /**
  * `shmem_put16` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6106,6 +7808,28 @@ void shmem_put16(void *dest, const void *source, size_t nelems, int pe);
 void shmem_put16_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_put16_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_put16_signal(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        uint64_t *sig_addr,
+                        uint64_t signal,
+                        int sig_op,
+                        int pe);
+
+/**
+ * `shmem_put16_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_put16_signal_nbi(void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
  * `shmem_put32` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_put32(void *dest, const void *source, size_t nelems, int pe);
@@ -6114,6 +7838,28 @@ void shmem_put32(void *dest, const void *source, size_t nelems, int pe);
  * `shmem_put32_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_put32_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_put32_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_put32_signal(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        uint64_t *sig_addr,
+                        uint64_t signal,
+                        int sig_op,
+                        int pe);
+
+/**
+ * `shmem_put32_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_put32_signal_nbi(void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
 
 /**
  * `shmem_put64` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6126,6 +7872,28 @@ void shmem_put64(void *dest, const void *source, size_t nelems, int pe);
 void shmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_put64_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_put64_signal(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        uint64_t *sig_addr,
+                        uint64_t signal,
+                        int sig_op,
+                        int pe);
+
+/**
+ * `shmem_put64_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_put64_signal_nbi(void *dest,
+                            const void *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
  * `shmem_put8` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_put8(void *dest, const void *source, size_t nelems, int pe);
@@ -6136,6 +7904,28 @@ void shmem_put8(void *dest, const void *source, size_t nelems, int pe);
 void shmem_put8_nbi(void *dest, const void *source, size_t nelems, int pe);
 
 /**
+ * `shmem_put8_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_put8_signal(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       uint64_t *sig_addr,
+                       uint64_t signal,
+                       int sig_op,
+                       int pe);
+
+/**
+ * `shmem_put8_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_put8_signal_nbi(void *dest,
+                           const void *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
  * `shmem_putmem` (OpenSHMEM 1.6, shmem_put.tex).
  */
 void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
@@ -6144,6 +7934,28 @@ void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
  * `shmem_putmem_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_putmem_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_putmem_signal(void *dest,
+                         const void *source,
+                         size_t nelems,
+                         uint64_t *sig_addr,
+                         uint64_t signal,
+                         int sig_op,
+                         int pe);
+
+/**
+ * `shmem_putmem_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_putmem_signal_nbi(void *dest,
+                             const void *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
 
 /**
  * `shmem_query_initialized` (OpenSHMEM 1.6, shmem_query_initialized.tex).
@@ -6238,6 +8050,33 @@ void shmem_schar_put(signed char *dest, const signed char *source, size_t nelems
 void shmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe);
 
 /**
+ * `shmem_schar_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_schar_put_signal(signed char *dest,
+                            const signed char *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_schar_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_schar_put_signal_nbi(signed char *dest,
+                                const signed char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_set_lock` (OpenSHMEM 1.6, shmem_lock.tex).
+ */
+void shmem_set_lock(long *lock);
+
+/**
  * `shmem_short_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 short shmem_short_g(const short *source, int pe);
@@ -6308,6 +8147,63 @@ void shmem_short_put(short *dest, const short *source, size_t nelems, int pe);
  * `shmem_short_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe);
+
+/**
+ * `shmem_short_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_short_put_signal(short *dest,
+                            const short *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_short_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_short_put_signal_nbi(short *dest,
+                                const short *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_short_test` (OpenSHMEM 1.6, shmem_test.tex). Deprecated since 1.5.
+ */
+int shmem_short_test(short *ivar, int cmp, short cmp_value);
+
+/**
+ * `shmem_short_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_short_wait(short *ivar, short cmp_value);
+
+/**
+ * `shmem_short_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.5.
+ */
+void shmem_short_wait_until(short *ivar, int cmp, short cmp_value);
+
+/**
+ * `shmem_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex).
+ */
+void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * `shmem_signal_fetch` (OpenSHMEM 1.6, shmem_signal_fetch.tex).
+ */
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+
+/**
+ * `shmem_signal_set` (OpenSHMEM 1.6, shmem_signal_set.tex).
+ */
+void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+
+/**
+ * `shmem_signal_wait_until` (OpenSHMEM 1.6, shmem_signal_wait_until.tex).
+ */
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
 /**
  * `shmem_size_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -6451,9 +8347,154 @@ void shmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe);
 void shmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_size_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_size_put_signal(size_t *dest,
+                           const size_t *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_size_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_size_put_signal_nbi(size_t *dest,
+                               const size_t *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_size_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_size_test(size_t *ivar, int cmp, size_t cmp_value);
+
+/**
+ * `shmem_size_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value);
+
+/**
+ * `shmem_size_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_size_test_all_vector(size_t *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               const size_t *cmp_values);
+
+/**
+ * `shmem_size_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_size_test_any(size_t *ivars,
+                           size_t nelems,
+                           const int *status,
+                           int cmp,
+                           size_t cmp_value);
+
+/**
+ * `shmem_size_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_size_test_any_vector(size_t *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const size_t *cmp_values);
+
+/**
+ * `shmem_size_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_size_test_some(size_t *ivars,
+                            size_t nelems,
+                            size_t *indices,
+                            const int *status,
+                            int cmp,
+                            size_t cmp_value);
+
+/**
+ * `shmem_size_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_size_test_some_vector(size_t *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   const size_t *cmp_values);
+
+/**
+ * `shmem_size_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value);
+
+/**
+ * `shmem_size_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_size_wait_until_all(size_t *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               size_t cmp_value);
+
+/**
+ * `shmem_size_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_size_wait_until_all_vector(size_t *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const size_t *cmp_values);
+
+/**
+ * `shmem_size_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_size_wait_until_any(size_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 size_t cmp_value);
+
+/**
+ * `shmem_size_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_size_wait_until_any_vector(size_t *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const size_t *cmp_values);
+
+/**
+ * `shmem_size_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_size_wait_until_some(size_t *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  size_t cmp_value);
+
+/**
+ * `shmem_size_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_size_wait_until_some_vector(size_t *ivars,
+                                         size_t nelems,
+                                         size_t *indices,
+                                         const int *status,
+                                         int cmp,
+                                         const size_t *cmp_values);
+
+/**
  * `shmem_sync_all` (OpenSHMEM 1.6, shmem_sync_all.tex).
  */
 void shmem_sync_all(void);
+
+/**
+ * `shmem_test_lock` (OpenSHMEM 1.6, shmem_lock.tex).
+ */
+int shmem_test_lock(long *lock);
 
 /**
  * `shmem_uchar_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -6528,6 +8569,28 @@ void shmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t ne
 void shmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uchar_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uchar_put_signal(unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_uchar_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uchar_put_signal_nbi(unsigned char *dest,
+                                const unsigned char *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
  * `shmem_uint16_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint16_t shmem_uint16_g(const uint16_t *source, int pe);
@@ -6598,6 +8661,28 @@ void shmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int
  * `shmem_uint16_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_uint16_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uint16_put_signal(uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_uint16_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uint16_put_signal_nbi(uint16_t *dest,
+                                 const uint16_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
 
 /**
  * `shmem_uint32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -6786,6 +8871,150 @@ void shmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int
 void shmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uint32_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uint32_put_signal(uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_uint32_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uint32_put_signal_nbi(uint32_t *dest,
+                                 const uint32_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_uint32_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_uint32_test(uint32_t *ivar, int cmp, uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_uint32_test_all(uint32_t *ivars,
+                          size_t nelems,
+                          const int *status,
+                          int cmp,
+                          uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_uint32_test_all_vector(uint32_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const uint32_t *cmp_values);
+
+/**
+ * `shmem_uint32_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_uint32_test_any(uint32_t *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_uint32_test_any_vector(uint32_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const uint32_t *cmp_values);
+
+/**
+ * `shmem_uint32_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_uint32_test_some(uint32_t *ivars,
+                              size_t nelems,
+                              size_t *indices,
+                              const int *status,
+                              int cmp,
+                              uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_uint32_test_some_vector(uint32_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     const uint32_t *cmp_values);
+
+/**
+ * `shmem_uint32_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_uint32_wait_until_all(uint32_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_uint32_wait_until_all_vector(uint32_t *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const uint32_t *cmp_values);
+
+/**
+ * `shmem_uint32_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_uint32_wait_until_any(uint32_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_uint32_wait_until_any_vector(uint32_t *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const uint32_t *cmp_values);
+
+/**
+ * `shmem_uint32_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_uint32_wait_until_some(uint32_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    uint32_t cmp_value);
+
+/**
+ * `shmem_uint32_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_uint32_wait_until_some_vector(uint32_t *ivars,
+                                           size_t nelems,
+                                           size_t *indices,
+                                           const int *status,
+                                           int cmp,
+                                           const uint32_t *cmp_values);
+
+/**
  * `shmem_uint64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
@@ -6972,6 +9201,150 @@ void shmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int
 void shmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uint64_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uint64_put_signal(uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_uint64_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uint64_put_signal_nbi(uint64_t *dest,
+                                 const uint64_t *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_uint64_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_uint64_test(uint64_t *ivar, int cmp, uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_uint64_test_all(uint64_t *ivars,
+                          size_t nelems,
+                          const int *status,
+                          int cmp,
+                          uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_uint64_test_all_vector(uint64_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 const uint64_t *cmp_values);
+
+/**
+ * `shmem_uint64_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_uint64_test_any(uint64_t *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_uint64_test_any_vector(uint64_t *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const uint64_t *cmp_values);
+
+/**
+ * `shmem_uint64_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_uint64_test_some(uint64_t *ivars,
+                              size_t nelems,
+                              size_t *indices,
+                              const int *status,
+                              int cmp,
+                              uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_uint64_test_some_vector(uint64_t *ivars,
+                                     size_t nelems,
+                                     size_t *indices,
+                                     const int *status,
+                                     int cmp,
+                                     const uint64_t *cmp_values);
+
+/**
+ * `shmem_uint64_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_uint64_wait_until_all(uint64_t *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_uint64_wait_until_all_vector(uint64_t *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const uint64_t *cmp_values);
+
+/**
+ * `shmem_uint64_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_uint64_wait_until_any(uint64_t *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_uint64_wait_until_any_vector(uint64_t *ivars,
+                                          size_t nelems,
+                                          const int *status,
+                                          int cmp,
+                                          const uint64_t *cmp_values);
+
+/**
+ * `shmem_uint64_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_uint64_wait_until_some(uint64_t *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    uint64_t cmp_value);
+
+/**
+ * `shmem_uint64_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars,
+                                           size_t nelems,
+                                           size_t *indices,
+                                           const int *status,
+                                           int cmp,
+                                           const uint64_t *cmp_values);
+
+/**
  * `shmem_uint8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint8_t shmem_uint8_g(const uint8_t *source, int pe);
@@ -7042,6 +9415,28 @@ void shmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe
  * `shmem_uint8_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+
+/**
+ * `shmem_uint8_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uint8_put_signal(uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_uint8_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uint8_put_signal_nbi(uint8_t *dest,
+                                const uint8_t *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
 
 /**
  * `shmem_uint_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -7248,6 +9643,150 @@ void shmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelem
 void shmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
 
 /**
+ * `shmem_uint_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_uint_put_signal(unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nelems,
+                           uint64_t *sig_addr,
+                           uint64_t signal,
+                           int sig_op,
+                           int pe);
+
+/**
+ * `shmem_uint_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_uint_put_signal_nbi(unsigned int *dest,
+                               const unsigned int *source,
+                               size_t nelems,
+                               uint64_t *sig_addr,
+                               uint64_t signal,
+                               int sig_op,
+                               int pe);
+
+/**
+ * `shmem_uint_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_uint_test(unsigned int *ivar, int cmp, unsigned int cmp_value);
+
+/**
+ * `shmem_uint_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_uint_test_all(unsigned int *ivars,
+                        size_t nelems,
+                        const int *status,
+                        int cmp,
+                        unsigned int cmp_value);
+
+/**
+ * `shmem_uint_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_uint_test_all_vector(unsigned int *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_uint_test_any(unsigned int *ivars,
+                           size_t nelems,
+                           const int *status,
+                           int cmp,
+                           unsigned int cmp_value);
+
+/**
+ * `shmem_uint_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_uint_test_any_vector(unsigned int *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_uint_test_some(unsigned int *ivars,
+                            size_t nelems,
+                            size_t *indices,
+                            const int *status,
+                            int cmp,
+                            unsigned int cmp_value);
+
+/**
+ * `shmem_uint_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_uint_test_some_vector(unsigned int *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value);
+
+/**
+ * `shmem_uint_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_uint_wait_until_all(unsigned int *ivars,
+                               size_t nelems,
+                               const int *status,
+                               int cmp,
+                               unsigned int cmp_value);
+
+/**
+ * `shmem_uint_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_uint_wait_until_all_vector(unsigned int *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_uint_wait_until_any(unsigned int *ivars,
+                                 size_t nelems,
+                                 const int *status,
+                                 int cmp,
+                                 unsigned int cmp_value);
+
+/**
+ * `shmem_uint_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_uint_wait_until_any_vector(unsigned int *ivars,
+                                        size_t nelems,
+                                        const int *status,
+                                        int cmp,
+                                        const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_uint_wait_until_some(unsigned int *ivars,
+                                  size_t nelems,
+                                  size_t *indices,
+                                  const int *status,
+                                  int cmp,
+                                  unsigned int cmp_value);
+
+/**
+ * `shmem_uint_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_uint_wait_until_some_vector(unsigned int *ivars,
+                                         size_t nelems,
+                                         size_t *indices,
+                                         const int *status,
+                                         int cmp,
+                                         const unsigned int *cmp_values);
+
+/**
  * `shmem_ulong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
@@ -7450,6 +9989,150 @@ void shmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t ne
  * `shmem_ulong_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex).
  */
 void shmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ulong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ulong_put_signal(unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nelems,
+                            uint64_t *sig_addr,
+                            uint64_t signal,
+                            int sig_op,
+                            int pe);
+
+/**
+ * `shmem_ulong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ulong_put_signal_nbi(unsigned long *dest,
+                                const unsigned long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ulong_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_ulong_test(unsigned long *ivar, int cmp, unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_ulong_test_all(unsigned long *ivars,
+                         size_t nelems,
+                         const int *status,
+                         int cmp,
+                         unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_ulong_test_all_vector(unsigned long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_ulong_test_any(unsigned long *ivars,
+                            size_t nelems,
+                            const int *status,
+                            int cmp,
+                            unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_ulong_test_any_vector(unsigned long *ivars,
+                                   size_t nelems,
+                                   const int *status,
+                                   int cmp,
+                                   const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_ulong_test_some(unsigned long *ivars,
+                             size_t nelems,
+                             size_t *indices,
+                             const int *status,
+                             int cmp,
+                             unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_ulong_test_some_vector(unsigned long *ivars,
+                                    size_t nelems,
+                                    size_t *indices,
+                                    const int *status,
+                                    int cmp,
+                                    const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_ulong_wait_until_all(unsigned long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_ulong_wait_until_all_vector(unsigned long *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_ulong_wait_until_any(unsigned long *ivars,
+                                  size_t nelems,
+                                  const int *status,
+                                  int cmp,
+                                  unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_ulong_wait_until_any_vector(unsigned long *ivars,
+                                         size_t nelems,
+                                         const int *status,
+                                         int cmp,
+                                         const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_ulong_wait_until_some(unsigned long *ivars,
+                                   size_t nelems,
+                                   size_t *indices,
+                                   const int *status,
+                                   int cmp,
+                                   unsigned long cmp_value);
+
+/**
+ * `shmem_ulong_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_ulong_wait_until_some_vector(unsigned long *ivars,
+                                          size_t nelems,
+                                          size_t *indices,
+                                          const int *status,
+                                          int cmp,
+                                          const unsigned long *cmp_values);
 
 /**
  * `shmem_ulonglong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -7682,6 +10365,150 @@ void shmem_ulonglong_put_nbi(unsigned long long *dest,
                              int pe);
 
 /**
+ * `shmem_ulonglong_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ulonglong_put_signal(unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nelems,
+                                uint64_t *sig_addr,
+                                uint64_t signal,
+                                int sig_op,
+                                int pe);
+
+/**
+ * `shmem_ulonglong_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ulonglong_put_signal_nbi(unsigned long long *dest,
+                                    const unsigned long long *source,
+                                    size_t nelems,
+                                    uint64_t *sig_addr,
+                                    uint64_t signal,
+                                    int sig_op,
+                                    int pe);
+
+/**
+ * `shmem_ulonglong_test` (OpenSHMEM 1.6, shmem_test.tex).
+ */
+int shmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_test_all` (OpenSHMEM 1.6, shmem_test_all.tex).
+ */
+int shmem_ulonglong_test_all(unsigned long long *ivars,
+                             size_t nelems,
+                             const int *status,
+                             int cmp,
+                             unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex).
+ */
+int shmem_ulonglong_test_all_vector(unsigned long long *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    const unsigned long long *cmp_values);
+
+/**
+ * `shmem_ulonglong_test_any` (OpenSHMEM 1.6, shmem_test_any.tex).
+ */
+size_t shmem_ulonglong_test_any(unsigned long long *ivars,
+                                size_t nelems,
+                                const int *status,
+                                int cmp,
+                                unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex).
+ */
+size_t shmem_ulonglong_test_any_vector(unsigned long long *ivars,
+                                       size_t nelems,
+                                       const int *status,
+                                       int cmp,
+                                       const unsigned long long *cmp_values);
+
+/**
+ * `shmem_ulonglong_test_some` (OpenSHMEM 1.6, shmem_test_some.tex).
+ */
+size_t shmem_ulonglong_test_some(unsigned long long *ivars,
+                                 size_t nelems,
+                                 size_t *indices,
+                                 const int *status,
+                                 int cmp,
+                                 unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex).
+ */
+size_t shmem_ulonglong_test_some_vector(unsigned long long *ivars,
+                                        size_t nelems,
+                                        size_t *indices,
+                                        const int *status,
+                                        int cmp,
+                                        const unsigned long long *cmp_values);
+
+/**
+ * `shmem_ulonglong_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex).
+ */
+void shmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex).
+ */
+void shmem_ulonglong_wait_until_all(unsigned long long *ivars,
+                                    size_t nelems,
+                                    const int *status,
+                                    int cmp,
+                                    unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex).
+ */
+void shmem_ulonglong_wait_until_all_vector(unsigned long long *ivars,
+                                           size_t nelems,
+                                           const int *status,
+                                           int cmp,
+                                           const unsigned long long *cmp_values);
+
+/**
+ * `shmem_ulonglong_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex).
+ */
+size_t shmem_ulonglong_wait_until_any(unsigned long long *ivars,
+                                      size_t nelems,
+                                      const int *status,
+                                      int cmp,
+                                      unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex).
+ */
+size_t shmem_ulonglong_wait_until_any_vector(unsigned long long *ivars,
+                                             size_t nelems,
+                                             const int *status,
+                                             int cmp,
+                                             const unsigned long long *cmp_values);
+
+/**
+ * `shmem_ulonglong_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex).
+ */
+size_t shmem_ulonglong_wait_until_some(unsigned long long *ivars,
+                                       size_t nelems,
+                                       size_t *indices,
+                                       const int *status,
+                                       int cmp,
+                                       unsigned long long cmp_value);
+
+/**
+ * `shmem_ulonglong_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex).
+ */
+size_t shmem_ulonglong_wait_until_some_vector(unsigned long long *ivars,
+                                              size_t nelems,
+                                              size_t *indices,
+                                              const int *status,
+                                              int cmp,
+                                              const unsigned long long *cmp_values);
+
+/**
  * `shmem_ushort_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned short shmem_ushort_g(const unsigned short *source, int pe);
@@ -7758,6 +10585,48 @@ void shmem_ushort_put_nbi(unsigned short *dest,
                           const unsigned short *source,
                           size_t nelems,
                           int pe);
+
+/**
+ * `shmem_ushort_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+ */
+void shmem_ushort_put_signal(unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nelems,
+                             uint64_t *sig_addr,
+                             uint64_t signal,
+                             int sig_op,
+                             int pe);
+
+/**
+ * `shmem_ushort_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+ */
+void shmem_ushort_put_signal_nbi(unsigned short *dest,
+                                 const unsigned short *source,
+                                 size_t nelems,
+                                 uint64_t *sig_addr,
+                                 uint64_t signal,
+                                 int sig_op,
+                                 int pe);
+
+/**
+ * `shmem_ushort_test` (OpenSHMEM 1.6, shmem_test.tex). Deprecated since 1.5.
+ */
+int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * `shmem_ushort_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.5.
+ */
+void shmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * `shmem_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_wait(long *ivar, long cmp_value);
+
+/**
+ * `shmem_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
+ */
+void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 
 /**
  * `shmemalign` (OpenSHMEM 1.6, backmatter.tex). Deprecated since 1.2; replaced by `shmem_align`.
@@ -7849,6 +10718,18 @@ void shmem_longdouble_get_nbi(long double *dest, const long double *source, size
 
 /* `shmem_ctx_longdouble_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
 void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+
+/* `shmem_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* `shmem_ctx_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* `shmem_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* `shmem_ctx_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
 #ifdef __cplusplus
 }  /* extern "C" */
@@ -8788,6 +11669,244 @@ void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long
             int *: shmem_int32_atomic_fetch_xor_nbi, \
             long *: shmem_int64_atomic_fetch_xor_nbi, \
             default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+#define shmem_put_signal(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_put_signal, \
+            double *: shmem_ctx_double_put_signal, \
+            long double *: shmem_ctx_longdouble_put_signal, \
+            char *: shmem_ctx_char_put_signal, \
+            signed char *: shmem_ctx_schar_put_signal, \
+            short *: shmem_ctx_short_put_signal, \
+            int *: shmem_ctx_int_put_signal, \
+            long *: shmem_ctx_long_put_signal, \
+            long long *: shmem_ctx_longlong_put_signal, \
+            unsigned char *: shmem_ctx_uchar_put_signal, \
+            unsigned short *: shmem_ctx_ushort_put_signal, \
+            unsigned int *: shmem_ctx_uint_put_signal, \
+            unsigned long *: shmem_ctx_ulong_put_signal, \
+            unsigned long long *: shmem_ctx_ulonglong_put_signal, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_put_signal, \
+            double *: shmem_double_put_signal, \
+            long double *: shmem_longdouble_put_signal, \
+            char *: shmem_char_put_signal, \
+            signed char *: shmem_schar_put_signal, \
+            short *: shmem_short_put_signal, \
+            int *: shmem_int_put_signal, \
+            long *: shmem_long_put_signal, \
+            long long *: shmem_longlong_put_signal, \
+            unsigned char *: shmem_uchar_put_signal, \
+            unsigned short *: shmem_ushort_put_signal, \
+            unsigned int *: shmem_uint_put_signal, \
+            unsigned long *: shmem_ulong_put_signal, \
+            unsigned long long *: shmem_ulonglong_put_signal, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+#define shmem_put_signal_nbi(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_ctx_float_put_signal_nbi, \
+            double *: shmem_ctx_double_put_signal_nbi, \
+            long double *: shmem_ctx_longdouble_put_signal_nbi, \
+            char *: shmem_ctx_char_put_signal_nbi, \
+            signed char *: shmem_ctx_schar_put_signal_nbi, \
+            short *: shmem_ctx_short_put_signal_nbi, \
+            int *: shmem_ctx_int_put_signal_nbi, \
+            long *: shmem_ctx_long_put_signal_nbi, \
+            long long *: shmem_ctx_longlong_put_signal_nbi, \
+            unsigned char *: shmem_ctx_uchar_put_signal_nbi, \
+            unsigned short *: shmem_ctx_ushort_put_signal_nbi, \
+            unsigned int *: shmem_ctx_uint_put_signal_nbi, \
+            unsigned long *: shmem_ctx_ulong_put_signal_nbi, \
+            unsigned long long *: shmem_ctx_ulonglong_put_signal_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH), \
+        default: _Generic((first), \
+            float *: shmem_float_put_signal_nbi, \
+            double *: shmem_double_put_signal_nbi, \
+            long double *: shmem_longdouble_put_signal_nbi, \
+            char *: shmem_char_put_signal_nbi, \
+            signed char *: shmem_schar_put_signal_nbi, \
+            short *: shmem_short_put_signal_nbi, \
+            int *: shmem_int_put_signal_nbi, \
+            long *: shmem_long_put_signal_nbi, \
+            long long *: shmem_longlong_put_signal_nbi, \
+            unsigned char *: shmem_uchar_put_signal_nbi, \
+            unsigned short *: shmem_ushort_put_signal_nbi, \
+            unsigned int *: shmem_uint_put_signal_nbi, \
+            unsigned long *: shmem_ulong_put_signal_nbi, \
+            unsigned long long *: shmem_ulonglong_put_signal_nbi, \
+            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+
+/* `shmem_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex). */
+#define shmem_signal_add(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: shmem_ctx_signal_add, \
+        default: shmem_signal_add)(first, __VA_ARGS__)
+
+/* `shmem_signal_set` (OpenSHMEM 1.6, shmem_signal_set.tex). */
+#define shmem_signal_set(first, ...) \
+    _Generic((first), \
+        shmem_ctx_t: shmem_ctx_signal_set, \
+        default: shmem_signal_set)(first, __VA_ARGS__)
+
+/* `shmem_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). */
+#define shmem_wait_until(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until, \
+            long *: shmem_long_wait_until, \
+            long long *: shmem_longlong_wait_until, \
+            unsigned int *: shmem_uint_wait_until, \
+            unsigned long *: shmem_ulong_wait_until, \
+            unsigned long long *: shmem_ulonglong_wait_until, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex). */
+#define shmem_wait_until_all(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_all, \
+            long *: shmem_long_wait_until_all, \
+            long long *: shmem_longlong_wait_until_all, \
+            unsigned int *: shmem_uint_wait_until_all, \
+            unsigned long *: shmem_ulong_wait_until_all, \
+            unsigned long long *: shmem_ulonglong_wait_until_all, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex). */
+#define shmem_wait_until_any(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_any, \
+            long *: shmem_long_wait_until_any, \
+            long long *: shmem_longlong_wait_until_any, \
+            unsigned int *: shmem_uint_wait_until_any, \
+            unsigned long *: shmem_ulong_wait_until_any, \
+            unsigned long long *: shmem_ulonglong_wait_until_any, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex). */
+#define shmem_wait_until_some(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_some, \
+            long *: shmem_long_wait_until_some, \
+            long long *: shmem_longlong_wait_until_some, \
+            unsigned int *: shmem_uint_wait_until_some, \
+            unsigned long *: shmem_ulong_wait_until_some, \
+            unsigned long long *: shmem_ulonglong_wait_until_some, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex). */
+#define shmem_wait_until_all_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_all_vector, \
+            long *: shmem_long_wait_until_all_vector, \
+            long long *: shmem_longlong_wait_until_all_vector, \
+            unsigned int *: shmem_uint_wait_until_all_vector, \
+            unsigned long *: shmem_ulong_wait_until_all_vector, \
+            unsigned long long *: shmem_ulonglong_wait_until_all_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex). */
+#define shmem_wait_until_any_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_any_vector, \
+            long *: shmem_long_wait_until_any_vector, \
+            long long *: shmem_longlong_wait_until_any_vector, \
+            unsigned int *: shmem_uint_wait_until_any_vector, \
+            unsigned long *: shmem_ulong_wait_until_any_vector, \
+            unsigned long long *: shmem_ulonglong_wait_until_any_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex). */
+#define shmem_wait_until_some_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_wait_until_some_vector, \
+            long *: shmem_long_wait_until_some_vector, \
+            long long *: shmem_longlong_wait_until_some_vector, \
+            unsigned int *: shmem_uint_wait_until_some_vector, \
+            unsigned long *: shmem_ulong_wait_until_some_vector, \
+            unsigned long long *: shmem_ulonglong_wait_until_some_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test` (OpenSHMEM 1.6, shmem_test.tex). */
+#define shmem_test(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test, \
+            long *: shmem_long_test, \
+            long long *: shmem_longlong_test, \
+            unsigned int *: shmem_uint_test, \
+            unsigned long *: shmem_ulong_test, \
+            unsigned long long *: shmem_ulonglong_test, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_all` (OpenSHMEM 1.6, shmem_test_all.tex). */
+#define shmem_test_all(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_all, \
+            long *: shmem_long_test_all, \
+            long long *: shmem_longlong_test_all, \
+            unsigned int *: shmem_uint_test_all, \
+            unsigned long *: shmem_ulong_test_all, \
+            unsigned long long *: shmem_ulonglong_test_all, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_any` (OpenSHMEM 1.6, shmem_test_any.tex). */
+#define shmem_test_any(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_any, \
+            long *: shmem_long_test_any, \
+            long long *: shmem_longlong_test_any, \
+            unsigned int *: shmem_uint_test_any, \
+            unsigned long *: shmem_ulong_test_any, \
+            unsigned long long *: shmem_ulonglong_test_any, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_some` (OpenSHMEM 1.6, shmem_test_some.tex). */
+#define shmem_test_some(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_some, \
+            long *: shmem_long_test_some, \
+            long long *: shmem_longlong_test_some, \
+            unsigned int *: shmem_uint_test_some, \
+            unsigned long *: shmem_ulong_test_some, \
+            unsigned long long *: shmem_ulonglong_test_some, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex). */
+#define shmem_test_all_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_all_vector, \
+            long *: shmem_long_test_all_vector, \
+            long long *: shmem_longlong_test_all_vector, \
+            unsigned int *: shmem_uint_test_all_vector, \
+            unsigned long *: shmem_ulong_test_all_vector, \
+            unsigned long long *: shmem_ulonglong_test_all_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex). */
+#define shmem_test_any_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_any_vector, \
+            long *: shmem_long_test_any_vector, \
+            long long *: shmem_longlong_test_any_vector, \
+            unsigned int *: shmem_uint_test_any_vector, \
+            unsigned long *: shmem_ulong_test_any_vector, \
+            unsigned long long *: shmem_ulonglong_test_any_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex). */
+#define shmem_test_some_vector(first, ...) \
+    _Generic((first), \
+            int *: shmem_int_test_some_vector, \
+            long *: shmem_long_test_some_vector, \
+            long long *: shmem_longlong_test_some_vector, \
+            unsigned int *: shmem_uint_test_some_vector, \
+            unsigned long *: shmem_ulong_test_some_vector, \
+            unsigned long long *: shmem_ulonglong_test_some_vector, \
+            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
 
 #endif /* C11 */
 

@@ -139,3 +139,27 @@ RSHMEM_INTERNAL void rshmem_c_shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long
 {
     pshmem_ctx_get128_nbi(ctx, dest, source, nelems, pe);
 }
+
+/* `shmem_longdouble_put_signal` and `pshmem_longdouble_put_signal`. */
+RSHMEM_INTERNAL void rshmem_c_shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    pshmem_put128_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+/* `shmem_ctx_longdouble_put_signal` and `pshmem_ctx_longdouble_put_signal`. */
+RSHMEM_INTERNAL void rshmem_c_shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    pshmem_ctx_put128_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+/* `shmem_longdouble_put_signal_nbi` and `pshmem_longdouble_put_signal_nbi`. */
+RSHMEM_INTERNAL void rshmem_c_shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    pshmem_put128_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+/* `shmem_ctx_longdouble_put_signal_nbi` and `pshmem_ctx_longdouble_put_signal_nbi`. */
+RSHMEM_INTERNAL void rshmem_c_shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    pshmem_ctx_put128_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}

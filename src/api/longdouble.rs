@@ -46,6 +46,10 @@ unsafe extern "C" {
     fn rshmem_c_shmem_ctx_longdouble_put_nbi();
     fn rshmem_c_shmem_longdouble_get_nbi();
     fn rshmem_c_shmem_ctx_longdouble_get_nbi();
+    fn rshmem_c_shmem_longdouble_put_signal();
+    fn rshmem_c_shmem_ctx_longdouble_put_signal();
+    fn rshmem_c_shmem_longdouble_put_signal_nbi();
+    fn rshmem_c_shmem_ctx_longdouble_put_signal_nbi();
 }
 
 /// `shmem_longdouble_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -406,4 +410,76 @@ pub unsafe extern "C" fn shmem_ctx_longdouble_get_nbi() {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn pshmem_ctx_longdouble_get_nbi() {
     jump!(rshmem_c_shmem_ctx_longdouble_get_nbi)
+}
+
+/// `shmem_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+///
+/// C signature: `void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_put_signal() {
+    jump!(rshmem_c_shmem_longdouble_put_signal)
+}
+
+/// Profiling twin of [`shmem_longdouble_put_signal`].
+///
+/// C signature: `void pshmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_longdouble_put_signal() {
+    jump!(rshmem_c_shmem_longdouble_put_signal)
+}
+
+/// `shmem_ctx_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex).
+///
+/// C signature: `void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ctx_longdouble_put_signal() {
+    jump!(rshmem_c_shmem_ctx_longdouble_put_signal)
+}
+
+/// Profiling twin of [`shmem_ctx_longdouble_put_signal`].
+///
+/// C signature: `void pshmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ctx_longdouble_put_signal() {
+    jump!(rshmem_c_shmem_ctx_longdouble_put_signal)
+}
+
+/// `shmem_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+///
+/// C signature: `void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_put_signal_nbi() {
+    jump!(rshmem_c_shmem_longdouble_put_signal_nbi)
+}
+
+/// Profiling twin of [`shmem_longdouble_put_signal_nbi`].
+///
+/// C signature: `void pshmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_longdouble_put_signal_nbi() {
+    jump!(rshmem_c_shmem_longdouble_put_signal_nbi)
+}
+
+/// `shmem_ctx_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex).
+///
+/// C signature: `void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ctx_longdouble_put_signal_nbi() {
+    jump!(rshmem_c_shmem_ctx_longdouble_put_signal_nbi)
+}
+
+/// Profiling twin of [`shmem_ctx_longdouble_put_signal_nbi`].
+///
+/// C signature: `void pshmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)`.
+#[unsafe(naked)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ctx_longdouble_put_signal_nbi() {
+    jump!(rshmem_c_shmem_ctx_longdouble_put_signal_nbi)
 }

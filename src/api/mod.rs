@@ -7,10 +7,13 @@
 pub mod amo;
 pub mod amo_nbi;
 pub mod constants;
+pub mod lock;
 pub mod longdouble;
 pub mod memory;
 pub mod order;
+pub mod p2p;
 pub mod rma;
 pub mod rma_nbi;
 pub mod setup;
+pub mod signal;
 pub mod sync;

@@ -88,7 +88,7 @@ fn target<T: Amo>(
 
 #[cold]
 #[inline(never)]
-fn misaligned(call: &'static str, what: &str, addr: usize, size: usize) -> ! {
+pub(crate) fn misaligned(call: &'static str, what: &str, addr: usize, size: usize) -> ! {
     fatal!(
         call,
         "{what} {addr:#x} is not aligned to {size} bytes: the target of an atomic must be naturally aligned"

@@ -2,10 +2,13 @@
 //! that called it (used in error messages), then the C arguments unchanged.
 
 pub mod amo;
+pub mod lock;
 pub mod memory;
 pub mod order;
+pub mod p2p;
 pub mod rma;
 pub mod setup;
+pub mod signal;
 pub mod sync;
 
 use crate::fatal;

@@ -152,6 +152,19 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
             continue;
         };
         let row = spec.row(generic, "generic")?;
+        if let crate::families::Types::Plain = family.types {
+            // An untyped family: the generic only tells the context form from the other.
+            let [plain, ctx] = family.names else {
+                return Err(format!("{generic}: expected a plain and a ctx name"));
+            };
+            write!(
+                s,
+                "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: {ctx}, \\\n        default: {plain})(first, __VA_ARGS__)\n",
+                row.spec_file,
+            )
+            .unwrap();
+            continue;
+        }
         let rows = match family.types {
             crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
             crate::families::Types::Subset(t, only) => spec.subset(t, only)?,

@@ -126,6 +126,46 @@ const OLD_EXTAMO: Types = Types::Subset(
     &["float", "double", "int", "long", "longlong"],
 );
 
+/// A plain family whose C11 generic selects between its two names by the first argument:
+/// the second name (the context form) when it is a `shmem_ctx_t`, else the first.
+const fn plain_generic(
+    module: &'static str,
+    names: &'static [&'static str],
+    op: &'static str,
+    generic: &'static str,
+) -> Family {
+    Family {
+        module,
+        names,
+        types: Types::Plain,
+        op,
+        generic: Some(generic),
+        via128: None,
+    }
+}
+
+/// A point-to-point family: typed, no context form, with its C11 generic if it has one.
+const fn p2p(
+    names: &'static [&'static str],
+    types: Types,
+    op: &'static str,
+    generic: Option<&'static str>,
+) -> Family {
+    Family {
+        module: "p2p",
+        names,
+        types,
+        op,
+        generic,
+        via128: None,
+    }
+}
+
+/// The types of the deprecated short/ushort point-to-point routines.
+const OLD_P2P_SHORT: Types = Types::Subset("p2psynctypes", &["short", "ushort"]);
+/// The types of the deprecated `shmem_TYPENAME_wait`.
+const OLD_P2P_WAIT: Types = Types::Subset("p2psynctypes", &["short", "int", "long", "longlong"]);
+
 /// Every emitted family, in output order.
 pub const FAMILIES: &[Family] = &[
     // Library setup, exit and query, thread support (§9.1, §9.2).
@@ -547,6 +587,150 @@ pub const FAMILIES: &[Family] = &[
         "amo::fetch_xor_nbi",
         "shmem_atomic_fetch_xor_nbi",
     ),
+    // Signaling operations: put-with-signal, signal_fetch/add/set.
+    typed(
+        "signal",
+        &["shmem_TYPENAME_put_signal", "shmem_ctx_TYPENAME_put_signal"],
+        "signal::put_signal",
+        "shmem_put_signal",
+        "put128_signal",
+    ),
+    sized(
+        "signal",
+        &["shmem_putSIZE_signal", "shmem_ctx_putSIZE_signal"],
+        SIZES_MEM,
+        "signal::put_signal",
+    ),
+    typed(
+        "signal",
+        &[
+            "shmem_TYPENAME_put_signal_nbi",
+            "shmem_ctx_TYPENAME_put_signal_nbi",
+        ],
+        "signal::put_signal_nbi",
+        "shmem_put_signal_nbi",
+        "put128_signal_nbi",
+    ),
+    sized(
+        "signal",
+        &["shmem_putSIZE_signal_nbi", "shmem_ctx_putSIZE_signal_nbi"],
+        SIZES_MEM,
+        "signal::put_signal_nbi",
+    ),
+    plain("signal", &["shmem_signal_fetch"], "signal::fetch"),
+    plain_generic(
+        "signal",
+        &["shmem_signal_add", "shmem_ctx_signal_add"],
+        "signal::add",
+        "shmem_signal_add",
+    ),
+    plain_generic(
+        "signal",
+        &["shmem_signal_set", "shmem_ctx_signal_set"],
+        "signal::set",
+        "shmem_signal_set",
+    ),
+    plain("signal", &["shmem_signal_wait_until"], "signal::wait_until"),
+    // Point-to-point synchronization over stdamotypes, with their generics.
+    p2p(
+        &["shmem_TYPENAME_wait_until"],
+        STDAMO,
+        "p2p::wait_until",
+        Some("shmem_wait_until"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_all"],
+        STDAMO,
+        "p2p::wait_until_all",
+        Some("shmem_wait_until_all"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_any"],
+        STDAMO,
+        "p2p::wait_until_any",
+        Some("shmem_wait_until_any"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_some"],
+        STDAMO,
+        "p2p::wait_until_some",
+        Some("shmem_wait_until_some"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_all_vector"],
+        STDAMO,
+        "p2p::wait_until_all_vector",
+        Some("shmem_wait_until_all_vector"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_any_vector"],
+        STDAMO,
+        "p2p::wait_until_any_vector",
+        Some("shmem_wait_until_any_vector"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_wait_until_some_vector"],
+        STDAMO,
+        "p2p::wait_until_some_vector",
+        Some("shmem_wait_until_some_vector"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test"],
+        STDAMO,
+        "p2p::test",
+        Some("shmem_test"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_all"],
+        STDAMO,
+        "p2p::test_all",
+        Some("shmem_test_all"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_any"],
+        STDAMO,
+        "p2p::test_any",
+        Some("shmem_test_any"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_some"],
+        STDAMO,
+        "p2p::test_some",
+        Some("shmem_test_some"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_all_vector"],
+        STDAMO,
+        "p2p::test_all_vector",
+        Some("shmem_test_all_vector"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_any_vector"],
+        STDAMO,
+        "p2p::test_any_vector",
+        Some("shmem_test_any_vector"),
+    ),
+    p2p(
+        &["shmem_TYPENAME_test_some_vector"],
+        STDAMO,
+        "p2p::test_some_vector",
+        Some("shmem_test_some_vector"),
+    ),
+    // The deprecated names: short/ushort (1.5), `wait` (1.4), the long-typed `shmem_wait_until`.
+    p2p(
+        &["shmem_TYPENAME_wait_until"],
+        OLD_P2P_SHORT,
+        "p2p::wait_until",
+        None,
+    ),
+    p2p(&["shmem_TYPENAME_test"], OLD_P2P_SHORT, "p2p::test", None),
+    p2p(&["shmem_TYPENAME_wait"], OLD_P2P_WAIT, "p2p::wait", None),
+    plain("p2p", &["shmem_wait"], "p2p::wait"),
+    plain("p2p", &["shmem_wait_until"], "p2p::wait_until"),
+    // Distributed locking.
+    plain("lock", &["shmem_set_lock"], "lock::set"),
+    plain("lock", &["shmem_test_lock"], "lock::test"),
+    plain("lock", &["shmem_clear_lock"], "lock::clear"),
     // Memory ordering (§9.11).
     plain("order", &["shmem_fence", "shmem_ctx_fence"], "order::fence"),
     plain("order", &["shmem_quiet", "shmem_ctx_quiet"], "order::quiet"),
@@ -582,6 +766,18 @@ pub const MODULES: &[(&str, &str)] = &[
     (
         "amo_nbi",
         "Non-blocking fetching atomic memory operations: the `_nbi` forms of fetch, swap, compare_swap, fetch_inc, fetch_add and the bitwise fetch_and/or/xor (OpenSHMEM 1.6 §9.8).",
+    ),
+    (
+        "signal",
+        "Signaling operations: put-with-signal and its non-blocking form (typed, sized, mem), signal_fetch, signal_add, signal_set, signal_wait_until (OpenSHMEM 1.6, Signaling Operations).",
+    ),
+    (
+        "p2p",
+        "Point-to-point synchronization: wait_until and test with their _all, _any, _some and _vector forms, and the deprecated wait and short/ushort names (OpenSHMEM 1.6, Point-to-Point Synchronization Routines).",
+    ),
+    (
+        "lock",
+        "Distributed locking: set_lock, test_lock, clear_lock (OpenSHMEM 1.6, Distributed Locking Routines).",
     ),
     (
         "order",

@@ -12,7 +12,7 @@ pub mod segment;
 pub use segment::Segment;
 
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering, fence};
 
 /// Copies `len` bytes; the ranges may belong to different processes' views of the same memory and
 /// may overlap (a put from a PE to itself).
@@ -85,7 +85,8 @@ pub fn order() {
     fence(Ordering::SeqCst);
 }
 
-/// A word the CPU updates atomically in place: `u32` or `u64`. The atomic memory operations act on
+/// A word the CPU updates atomically in place: `u16` (point-to-point waits on `short` only), `u32`
+/// or `u64`. The atomic memory operations act on
 /// a peer's mapped copy of a symmetric word through these; every operation is sequentially
 /// consistent (on x86 a locked instruction, on aarch64 an LSE atomic or an exclusive pair).
 pub trait Word: Copy + Eq + sealed::Sealed {
@@ -94,6 +95,12 @@ pub trait Word: Copy + Eq + sealed::Sealed {
     /// # Safety
     /// `p` must be valid for reads and writes and naturally aligned for `Self`.
     unsafe fn load(p: *mut Self) -> Self;
+    /// Loads the word with acquire ordering: what the writer stored before its release is visible
+    /// after it (the load a wait spins on).
+    ///
+    /// # Safety
+    /// As [`Word::load`].
+    unsafe fn load_acquire(p: *mut Self) -> Self;
     /// Stores `v`.
     ///
     /// # Safety
@@ -133,6 +140,7 @@ pub trait Word: Copy + Eq + sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
 }
@@ -146,6 +154,11 @@ macro_rules! word {
                 // SAFETY: the caller guarantees a valid, aligned word that is only accessed atomically
                 // while the operation runs (the OpenSHMEM atomicity guarantee).
                 unsafe { <$atomic>::from_ptr(p) }.load(SeqCst)
+            }
+            #[inline(always)]
+            unsafe fn load_acquire(p: *mut Self) -> Self {
+                // SAFETY: as in `load`.
+                unsafe { <$atomic>::from_ptr(p) }.load(Ordering::Acquire)
             }
             #[inline(always)]
             unsafe fn store(p: *mut Self, v: Self) {
@@ -187,5 +200,6 @@ macro_rules! word {
         }
     };
 }
+word!(u16, AtomicU16);
 word!(u32, AtomicU32);
 word!(u64, AtomicU64);

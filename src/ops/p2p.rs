@@ -1,0 +1,520 @@
+//! Point-to-point synchronization (OpenSHMEM 1.6): wait_until and test on one symmetric
+//! variable, the `_all`, `_any` and `_some` forms on an array of them (with a `status` mask and,
+//! in the `_vector` forms, one comparison value per element), and the deprecated `wait`.
+//!
+//! The variables are this PE's own copies: other PEs update them with puts and atomics. A wait
+//! loads each variable atomically with acquire ordering (so what the updating PE stored before its
+//! update is visible once the wait returns) and spins through [`wait::until`]: a bounded number of
+//! checks, then a yield per check. A `test` loads once and never blocks.
+//!
+//! Checks, always on: the library is initialized, `cmp` is one of the six `SHMEM_CMP_*` values,
+//! the variables are symmetric and naturally aligned. An array form skips the elements whose
+//! `status` entry is non-zero (a NULL `status` includes every element). With no element included,
+//! `_all` returns at once (`test_all` returns 1), `_any` returns `SIZE_MAX` and `_some` returns 0.
+
+use super::amo::misaligned;
+use crate::api::constants::{
+    SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT, SHMEM_CMP_NE,
+};
+use crate::fatal;
+use crate::runtime::{wait, world};
+use crate::transport::shm::Word;
+use std::ffi::c_int;
+use std::mem::size_of;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type of the point-to-point routines (`p2psynctypes`): an integer read through the
+/// unsigned word of its size and compared as itself (signed or unsigned).
+pub trait Ivar: Copy + Ord + std::fmt::Debug + sealed::Sealed {
+    type Word: Word;
+    fn from_word(w: Self::Word) -> Self;
+}
+
+/// `Ivar` for an integer type and the unsigned word of its size (`as` reinterprets the bits).
+macro_rules! ivar {
+    ($($t:ty => $w:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Ivar for $t { type Word = $w; fn from_word(w: $w) -> Self { w as $t } }
+    )*};
+}
+ivar!(i16 => u16, u16 => u16, i32 => u32, u32 => u32, i64 => u64, u64 => u64, isize => u64, usize => u64);
+
+/// A comparison of the spec's `SHMEM_CMP_*` table.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Gt,
+    Le,
+    Lt,
+    Ge,
+}
+
+impl Cmp {
+    /// The comparison `cmp` names, or the error naming the call.
+    #[inline(always)]
+    pub(crate) fn parse(call: &'static str, cmp: c_int) -> Cmp {
+        match cmp {
+            SHMEM_CMP_EQ => Cmp::Eq,
+            SHMEM_CMP_NE => Cmp::Ne,
+            SHMEM_CMP_GT => Cmp::Gt,
+            SHMEM_CMP_LE => Cmp::Le,
+            SHMEM_CMP_LT => Cmp::Lt,
+            SHMEM_CMP_GE => Cmp::Ge,
+            _ => bad_cmp(call, cmp),
+        }
+    }
+
+    /// `value <cmp> against`.
+    #[inline(always)]
+    pub(crate) fn holds<T: Ord>(self, value: T, against: T) -> bool {
+        match self {
+            Cmp::Eq => value == against,
+            Cmp::Ne => value != against,
+            Cmp::Gt => value > against,
+            Cmp::Le => value <= against,
+            Cmp::Lt => value < against,
+            Cmp::Ge => value >= against,
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_cmp(call: &'static str, cmp: c_int) -> ! {
+    fatal!(
+        call,
+        "cmp = {cmp} is not a comparison: expected SHMEM_CMP_EQ, SHMEM_CMP_NE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT or SHMEM_CMP_GE"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn null(call: &'static str, what: &str, nelems: usize) -> ! {
+    fatal!(call, "{what} is NULL with nelems = {nelems}")
+}
+
+#[cold]
+#[inline(never)]
+fn overflow(call: &'static str, nelems: usize, size: usize) -> ! {
+    fatal!(
+        call,
+        "nelems = {nelems} overflows: {nelems} elements of {size} bytes do not fit in the address space"
+    )
+}
+
+/// This PE's copy of the symmetric words `addr[0..count]` (`count` > 0), after the checks:
+/// initialized, symmetric, naturally aligned.
+#[inline(always)]
+pub(crate) fn local<T: Ivar>(
+    call: &'static str,
+    what: &str,
+    addr: *const T,
+    count: usize,
+) -> *mut T::Word {
+    const { assert!(size_of::<T>() == size_of::<T::Word>()) }
+    let w = world::get(call);
+    let len = match count.checked_mul(size_of::<T>()) {
+        Some(n) if n <= isize::MAX as usize => n,
+        _ => overflow(call, count, size_of::<T>()),
+    };
+    if !(addr as usize).is_multiple_of(size_of::<T>()) {
+        misaligned(call, what, addr as usize, size_of::<T>());
+    }
+    w.translate(call, what, addr as usize, len, w.me) as *mut T::Word
+}
+
+/// The current value of the checked word `p[i]`.
+#[inline(always)]
+fn read<T: Ivar>(p: *mut T::Word, i: usize) -> T {
+    // SAFETY: `p` comes from `local` for at least `i + 1` words: symmetric, aligned, mapped for
+    // the life of the process; other PEs update it only atomically.
+    T::from_word(unsafe { T::Word::load_acquire(p.add(i)) })
+}
+
+/// Waits until the single variable `ivar` satisfies `cmp` against `cmp_value`; returns the value
+/// that did (`shmem_signal_wait_until` returns it).
+#[inline(always)]
+pub(crate) fn wait_value<T: Ivar>(
+    call: &'static str,
+    what: &str,
+    ivar: *const T,
+    cmp: c_int,
+    cmp_value: T,
+) -> T {
+    let cmp = Cmp::parse(call, cmp);
+    let p = local(call, what, ivar, 1);
+    let mut seen = read::<T>(p, 0);
+    wait::until(|| {
+        seen = read::<T>(p, 0);
+        cmp.holds(seen, cmp_value)
+    });
+    seen
+}
+
+/// `shmem_wait_until` family: returns when `ivar` satisfies `cmp` against `cmp_value`.
+pub fn wait_until<T: Ivar>(call: &'static str, ivar: *mut T, cmp: c_int, cmp_value: T) {
+    wait_value(call, "ivar", ivar, cmp, cmp_value);
+}
+
+/// `shmem_wait` family (deprecated): returns when `ivar` no longer equals `cmp_value`.
+pub fn wait<T: Ivar>(call: &'static str, ivar: *mut T, cmp_value: T) {
+    wait_value(call, "ivar", ivar, SHMEM_CMP_NE, cmp_value);
+}
+
+/// `shmem_test` family: 1 if `ivar` satisfies `cmp` against `cmp_value` now, else 0.
+pub fn test<T: Ivar>(call: &'static str, ivar: *mut T, cmp: c_int, cmp_value: T) -> c_int {
+    let cmp = Cmp::parse(call, cmp);
+    let p = local(call, "ivar", ivar, 1);
+    cmp.holds(read::<T>(p, 0), cmp_value) as c_int
+}
+
+/// The comparison value of each element: one for all, or one each (`_vector`).
+#[derive(Clone, Copy)]
+enum Against<'a, T> {
+    One(T),
+    Each(&'a [T]),
+}
+
+/// The checked arguments of an array form.
+struct Set<'a, T: Ivar> {
+    ivars: *mut T::Word,
+    nelems: usize,
+    status: Option<&'a [c_int]>,
+    cmp: Cmp,
+    against: Against<'a, T>,
+}
+
+impl<T: Ivar> Set<'_, T> {
+    /// Checks the arguments of an array form. `cmp_values` is the `_vector` forms' argument, NULL
+    /// for the others (whose comparison value is `cmp_value`).
+    ///
+    /// # Safety
+    /// `status` (if not NULL) and `cmp_values` (if not NULL) must hold `nelems` elements.
+    #[inline(always)]
+    unsafe fn new<'a>(
+        call: &'static str,
+        ivars: *mut T,
+        nelems: usize,
+        status: *const c_int,
+        cmp: c_int,
+        against: Result<T, *const T>,
+    ) -> Set<'a, T> {
+        let cmp = Cmp::parse(call, cmp);
+        if nelems == 0 {
+            world::get(call);
+            return Set {
+                ivars: std::ptr::null_mut(),
+                nelems,
+                status: None,
+                cmp,
+                against: Against::Each(&[]),
+            };
+        }
+        let p = local(call, "ivars", ivars, nelems);
+        let status = (!status.is_null()).then(|| {
+            // SAFETY: by the caller's contract, a non-NULL `status` holds `nelems` entries.
+            unsafe { std::slice::from_raw_parts(status, nelems) }
+        });
+        let against = match against {
+            Ok(v) => Against::One(v),
+            Err(values) if values.is_null() => null(call, "cmp_values", nelems),
+            // SAFETY: by the caller's contract, `cmp_values` holds `nelems` elements.
+            Err(values) => Against::Each(unsafe { std::slice::from_raw_parts(values, nelems) }),
+        };
+        Set {
+            ivars: p,
+            nelems,
+            status,
+            cmp,
+            against,
+        }
+    }
+
+    /// Whether element `i` takes part (its `status` entry is zero, or there is no `status`).
+    #[inline(always)]
+    fn active(&self, i: usize) -> bool {
+        self.status.is_none_or(|s| s[i] == 0)
+    }
+
+    /// Whether element `i` satisfies the comparison now.
+    #[inline(always)]
+    fn ready(&self, i: usize) -> bool {
+        let against = match self.against {
+            Against::One(v) => v,
+            Against::Each(values) => values[i],
+        };
+        self.cmp.holds(read::<T>(self.ivars, i), against)
+    }
+
+    fn any_active(&self) -> bool {
+        (0..self.nelems).any(|i| self.active(i))
+    }
+
+    /// `_all`: every active element satisfies the comparison (waiting for each in turn if `block`).
+    fn all(&self, block: bool) -> bool {
+        for i in (0..self.nelems).filter(|&i| self.active(i)) {
+            if block {
+                wait::until(|| self.ready(i));
+            } else if !self.ready(i) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `_any`: the index of an active element that satisfies the comparison, `usize::MAX` if none
+    /// does (or, if `block`, none is active).
+    fn any(&self, block: bool) -> usize {
+        let scan = || {
+            (0..self.nelems)
+                .find(|&i| self.active(i) && self.ready(i))
+                .unwrap_or(usize::MAX)
+        };
+        if !block || !self.any_active() {
+            return scan();
+        }
+        let mut found = usize::MAX;
+        wait::until(|| {
+            found = scan();
+            found != usize::MAX
+        });
+        found
+    }
+
+    /// `_some`: writes the indices of the active elements that satisfy the comparison to
+    /// `indices`, returns how many (if `block`, at least one unless none is active).
+    ///
+    /// # Safety
+    /// `indices` must have room for `nelems` entries.
+    unsafe fn some(&self, call: &'static str, indices: *mut usize, block: bool) -> usize {
+        if self.nelems == 0 {
+            return 0;
+        }
+        if indices.is_null() {
+            null(call, "indices", self.nelems);
+        }
+        // SAFETY: by the caller's contract, `indices` has room for `nelems` entries.
+        let out = unsafe { std::slice::from_raw_parts_mut(indices, self.nelems) };
+        let mut scan = || {
+            let mut n = 0;
+            for i in (0..self.nelems).filter(|&i| self.active(i) && self.ready(i)) {
+                out[n] = i;
+                n += 1;
+            }
+            n
+        };
+        if !block || !self.any_active() {
+            return scan();
+        }
+        let mut n = 0;
+        wait::until(|| {
+            n = scan();
+            n > 0
+        });
+        n
+    }
+}
+
+/// `shmem_wait_until_all` family.
+///
+/// # Safety
+/// `status` (if not NULL) must hold `nelems` entries.
+pub unsafe fn wait_until_all<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.all(true);
+}
+
+/// `shmem_wait_until_all_vector` family.
+///
+/// # Safety
+/// `status` (if not NULL) and `cmp_values` must hold `nelems` entries.
+pub unsafe fn wait_until_all_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.all(true);
+}
+
+/// `shmem_test_all` family: 1 if every active element satisfies the comparison now.
+///
+/// # Safety
+/// As [`wait_until_all`].
+pub unsafe fn test_all<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.all(false) as c_int
+}
+
+/// `shmem_test_all_vector` family.
+///
+/// # Safety
+/// As [`wait_until_all_vector`].
+pub unsafe fn test_all_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.all(false) as c_int
+}
+
+/// `shmem_wait_until_any` family: the index of a satisfying active element; `SIZE_MAX` if no
+/// element is active.
+///
+/// # Safety
+/// As [`wait_until_all`].
+pub unsafe fn wait_until_any<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.any(true)
+}
+
+/// `shmem_wait_until_any_vector` family.
+///
+/// # Safety
+/// As [`wait_until_all_vector`].
+pub unsafe fn wait_until_any_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.any(true)
+}
+
+/// `shmem_test_any` family: the index of a satisfying active element, `SIZE_MAX` if none.
+///
+/// # Safety
+/// As [`wait_until_all`].
+pub unsafe fn test_any<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.any(false)
+}
+
+/// `shmem_test_any_vector` family.
+///
+/// # Safety
+/// As [`wait_until_all_vector`].
+pub unsafe fn test_any_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.any(false)
+}
+
+/// `shmem_wait_until_some` family: the indices of the satisfying active elements (at least one),
+/// and how many; 0 if no element is active.
+///
+/// # Safety
+/// As [`wait_until_all`]; `indices` must have room for `nelems` entries.
+pub unsafe fn wait_until_some<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, true) }
+}
+
+/// `shmem_wait_until_some_vector` family.
+///
+/// # Safety
+/// As [`wait_until_all_vector`]; `indices` must have room for `nelems` entries.
+pub unsafe fn wait_until_some_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, true) }
+}
+
+/// `shmem_test_some` family: the indices of the satisfying active elements now, and how many.
+///
+/// # Safety
+/// As [`wait_until_some`].
+pub unsafe fn test_some<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, false) }
+}
+
+/// `shmem_test_some_vector` family.
+///
+/// # Safety
+/// As [`wait_until_some_vector`].
+pub unsafe fn test_some_vector<T: Ivar>(
+    call: &'static str,
+    ivars: *mut T,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const T,
+) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe {
+        Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, false)
+    }
+}

@@ -1,0 +1,167 @@
+//! Signaling operations (OpenSHMEM 1.6): put-with-signal, its non-blocking form,
+//! signal_fetch, signal_add, signal_set and signal_wait_until.
+//!
+//! A signal is a symmetric `uint64_t`, naturally aligned, updated only atomically. On the
+//! shared-memory route a put-with-signal copies the data into the peer's mapping, then fences, then
+//! updates the peer's signal word with one CPU atomic (a store for `SHMEM_SIGNAL_SET`, an add for
+//! `SHMEM_SIGNAL_ADD`). The fence is a full one, not only a release: `memcpy` may use non-temporal
+//! stores for large copies, which only a full fence orders on x86. A PE that sees the signal
+//! (with an acquire load, as `signal_wait_until` and `signal_fetch` do) therefore sees all the data.
+//! The `_nbi` form completes before it returns on this route.
+//!
+//! The signal address and `sig_op` are checked before any data moves, so a bad call delivers
+//! nothing.
+
+use super::amo::misaligned;
+use super::{enter, p2p, rma};
+use crate::api::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
+use crate::fatal;
+use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::world::World;
+use crate::transport::shm::{self, Word};
+use std::ffi::c_int;
+
+/// How a put-with-signal updates the signal.
+#[derive(Clone, Copy)]
+enum SigOp {
+    Set,
+    Add,
+}
+
+#[cold]
+#[inline(never)]
+fn bad_sig_op(call: &'static str, sig_op: c_int) -> ! {
+    fatal!(
+        call,
+        "sig_op = {sig_op} is neither SHMEM_SIGNAL_SET ({SHMEM_SIGNAL_SET}) nor SHMEM_SIGNAL_ADD ({SHMEM_SIGNAL_ADD})"
+    )
+}
+
+/// `pe`'s copy of the symmetric signal word `sig_addr`, after the checks (symmetric, aligned).
+#[inline(always)]
+fn signal_word(w: &World, call: &'static str, sig_addr: *const u64, pe: usize) -> *mut u64 {
+    let addr = sig_addr as usize;
+    if !addr.is_multiple_of(size_of::<u64>()) {
+        misaligned(call, "sig_addr", addr, size_of::<u64>());
+    }
+    w.translate(call, "sig_addr", addr, size_of::<u64>(), pe) as *mut u64
+}
+
+/// Copies the data, fences, updates the signal.
+///
+/// # Safety
+/// `source` must hold `nelems` elements of `T`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn put_then_signal<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    let op = match sig_op {
+        SHMEM_SIGNAL_SET => SigOp::Set,
+        SHMEM_SIGNAL_ADD => SigOp::Add,
+        _ => bad_sig_op(call, sig_op),
+    };
+    let w = enter(call, ctx);
+    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    // SAFETY: forwarded contract; `put` checks the destination range.
+    unsafe { rma::put(call, ctx, dest, source, nelems, pe) };
+    shm::order();
+    // SAFETY: `target` is pe's copy of a symmetric, aligned word, mapped for the life of the
+    // process and updated only atomically.
+    unsafe {
+        match op {
+            SigOp::Set => u64::store(target, signal),
+            SigOp::Add => {
+                u64::fetch_add(target, signal);
+            }
+        }
+    }
+}
+
+/// `shmem_put_signal` family: puts `nelems` elements to `dest` on `pe`, then updates `sig_addr`
+/// on `pe` with `signal` as `sig_op` says.
+///
+/// # Safety
+/// `source` must hold `nelems` elements of `T`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn put_signal<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        put_then_signal(
+            call, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe,
+        )
+    }
+}
+
+/// `shmem_put_signal_nbi` family. Completes at once on this route.
+///
+/// # Safety
+/// As [`put_signal`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn put_signal_nbi<T: Copy>(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        put_then_signal(
+            call, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe,
+        )
+    }
+}
+
+/// `shmem_signal_fetch`: the value of this PE's signal `sig_addr`.
+pub fn fetch(call: &'static str, sig_addr: *const u64) -> u64 {
+    let p = p2p::local(call, "sig_addr", sig_addr, 1);
+    // SAFETY: `p` is this PE's copy of a symmetric, aligned word, updated only atomically.
+    unsafe { u64::load_acquire(p) }
+}
+
+/// `shmem_signal_add` (1.6): adds `signal` to `sig_addr` on `pe`.
+pub fn add(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
+    let w = enter(call, ctx);
+    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    // SAFETY: as in `put_then_signal`.
+    unsafe { u64::fetch_add(target, signal) };
+}
+
+/// `shmem_signal_set` (1.6): stores `signal` into `sig_addr` on `pe`.
+pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
+    let w = enter(call, ctx);
+    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    // SAFETY: as in `put_then_signal`.
+    unsafe { u64::store(target, signal) };
+}
+
+/// `shmem_signal_wait_until`: waits until this PE's `sig_addr` satisfies `cmp` against
+/// `cmp_value`, returns the value that did.
+pub fn wait_until(call: &'static str, sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
+    p2p::wait_value(call, "sig_addr", sig_addr, cmp, cmp_value)
+}
