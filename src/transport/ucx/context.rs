@@ -1,0 +1,176 @@
+//! The UCP context (one per process) and the memory regions registered with it.
+//!
+//! Invariants: the context is released (`ucp_cleanup`) only after every worker and memory region
+//! made from it, which hold an `Arc` of it; a [`MemoryRegion`] is unmapped when dropped, and its
+//! range was promised valid by the caller of [`MemoryRegion::map`].
+
+use super::{Error, Result, check};
+use std::ffi::CString;
+use std::ptr;
+use std::sync::Arc;
+use ucx_sys::*;
+
+/// The owner of a `ucp_context_h`.
+pub(super) struct ContextHandle(pub(super) ucp_context_h);
+
+// SAFETY: the context is created with `mt_workers_shared = 1`, which makes UCX serialise the
+// context-wide calls (mem_map, rkey_pack, worker creation) made from several threads.
+unsafe impl Send for ContextHandle {}
+// SAFETY: as above.
+unsafe impl Sync for ContextHandle {}
+
+impl Drop for ContextHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from ucp_init; every object made from it held an Arc of this
+        // handle and is gone, so nothing uses the context any more.
+        unsafe { ucp_cleanup(self.0) }
+    }
+}
+
+/// A UCP context with the features the OpenSHMEM route needs: RMA, 32- and 64-bit atomics, and
+/// wake-up (event file descriptors for the progress thread).
+#[derive(Clone)]
+pub struct Context {
+    pub(super) handle: Arc<ContextHandle>,
+}
+
+/// The `ucp_config_t` read from the environment, released when dropped.
+struct Config(*mut ucp_config_t);
+
+impl Drop for Config {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from ucp_config_read and is released once, here.
+        unsafe { ucp_config_release(self.0) }
+    }
+}
+
+impl Context {
+    /// A context configured by the `UCX_*` environment variables.
+    pub fn new() -> Result<Context> {
+        Context::with_config(&[])
+    }
+
+    /// A context configured by the `UCX_*` environment, then by `settings`: pairs of a UCX variable
+    /// name without its `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
+    pub fn with_config(settings: &[(&str, &str)]) -> Result<Context> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: NULL prefix and file select the default `UCX_` environment; `raw` is writable.
+        check("ucp_config_read", unsafe {
+            ucp_config_read(ptr::null(), ptr::null(), &mut raw)
+        })?;
+        let config = Config(raw);
+        for (name, value) in settings {
+            let invalid = Error {
+                call: "ucp_config_modify (NUL in a setting)",
+                status: UCS_ERR_INVALID_PARAM,
+            };
+            let name = CString::new(*name).map_err(|_| invalid)?;
+            let value = CString::new(*value).map_err(|_| invalid)?;
+            // SAFETY: config is live; name and value are NUL-terminated and outlive the call.
+            check("ucp_config_modify", unsafe {
+                ucp_config_modify(config.0, name.as_ptr(), value.as_ptr())
+            })?;
+        }
+        let params = ucp_params_t {
+            field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
+            features: (UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP)
+                as u64,
+            mt_workers_shared: 1,
+            ..Default::default()
+        };
+        let mut context = ptr::null_mut();
+        // SAFETY: params and config are valid for the call; context is writable.
+        check("ucp_init", unsafe {
+            ucp_init(&params, config.0, &mut context)
+        })?;
+        Ok(Context {
+            handle: Arc::new(ContextHandle(context)),
+        })
+    }
+}
+
+/// An address range registered with the context (`ucp_mem_map` of existing memory), which peers
+/// reach through its packed remote key.
+pub struct MemoryRegion {
+    memh: ucp_mem_h,
+    base: *mut u8,
+    len: usize,
+    context: Arc<ContextHandle>,
+}
+
+// SAFETY: the memory handle is only passed to context-wide calls, which the context serialises
+// (`mt_workers_shared`); the range itself is shared memory by the contract of `map`.
+unsafe impl Send for MemoryRegion {}
+// SAFETY: as above; no method mutates the region object.
+unsafe impl Sync for MemoryRegion {}
+
+impl MemoryRegion {
+    /// Registers `base..base+len` with the context.
+    ///
+    /// # Safety
+    /// The range must be mapped, readable and writable, and stay so for as long as any peer may
+    /// access it through a key packed from this region (past the region's own life: a peer's
+    /// software-emulated access does not check the registration). Peers write it at any time, so
+    /// locally it must be accessed as shared memory (raw pointers, atomics), never through a Rust
+    /// reference that assumes no one else writes.
+    pub unsafe fn map(context: &Context, base: *mut u8, len: usize) -> Result<MemoryRegion> {
+        let params = ucp_mem_map_params_t {
+            field_mask: (UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH) as u64,
+            address: base.cast(),
+            length: len,
+            ..Default::default()
+        };
+        let mut memh = ptr::null_mut();
+        // SAFETY: the context is live (we hold its Arc), params describe memory the caller
+        // guarantees, memh is writable.
+        check("ucp_mem_map", unsafe {
+            ucp_mem_map(context.handle.0, &params, &mut memh)
+        })?;
+        Ok(MemoryRegion {
+            memh,
+            base,
+            len,
+            context: context.handle.clone(),
+        })
+    }
+
+    /// The first address of the range.
+    pub fn base(&self) -> *mut u8 {
+        self.base
+    }
+
+    /// The length of the range in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the range is empty (never, for a mapped region).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The remote key of the region, packed into bytes for a peer's [`super::Endpoint::unpack_rkey`].
+    pub fn pack_rkey(&self) -> Result<Vec<u8>> {
+        let mut buffer = ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: context and memh are live; buffer and size are writable.
+        check("ucp_rkey_pack", unsafe {
+            ucp_rkey_pack(self.context.0, self.memh, &mut buffer, &mut size)
+        })?;
+        // SAFETY: ucp_rkey_pack returned `size` readable bytes at `buffer`.
+        let bytes = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), size) }.to_vec();
+        // SAFETY: the buffer came from ucp_rkey_pack and is released once, after the copy.
+        unsafe { ucp_rkey_buffer_release(buffer) };
+        Ok(bytes)
+    }
+}
+
+impl Drop for MemoryRegion {
+    fn drop(&mut self) {
+        // SAFETY: memh came from ucp_mem_map on this context, which is still live (our Arc); it
+        // is unmapped once. A failure cannot be reported from drop and leaves only a registration.
+        unsafe {
+            ucp_mem_unmap(self.context.0, self.memh);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The UCX route for PEs on other nodes: a safe layer over `ucx-sys` (the UCP API of the system
+//! UCX). Every call returns [`Result`]; the raw handles never leave this module.
+//!
+//! The objects and what keeps what alive:
+//!
+//! - [`Context`]: one UCP context with the RMA, AMO32, AMO64 and WAKEUP features, shared by the
+//!   workers of every thread (`mt_workers_shared`).
+//! - [`Worker`]: a UCP worker in `UCS_THREAD_MODE_MULTI`, so the PE's threads and a
+//!   [`ProgressThread`] may use it at once. Its [`Worker::address`] is what a peer needs to connect.
+//! - [`Endpoint`]: a connection from a worker to a peer's worker address.
+//! - [`MemoryRegion`]: an existing address range registered with `ucp_mem_map`; its packed remote
+//!   key ([`MemoryRegion::pack_rkey`]) is what a peer needs to reach it.
+//! - [`RemoteKey`]: a peer's packed key unpacked for one endpoint, with the peer's base address and
+//!   length of the region: every remote access is given as an offset into it and is range-checked.
+//!   put/get/atomics are methods of the remote key ([`rma`]).
+//! - [`Request`]: a non-blocking operation in flight.
+//!
+//! Invariants (enforced by ownership: each object holds an `Arc` of its parent's handle):
+//! a worker does not outlive its context; an endpoint does not outlive its worker; a remote key does
+//! not outlive its endpoint (UCX requires `ucp_rkey_destroy` before the endpoint is closed); a
+//! memory region does not outlive its context; a request does not outlive its worker. Handles are
+//! released in reverse order when the last owner drops.
+//!
+//! What stays with the caller (hence `unsafe` at those entry points): a mapped range stays valid for
+//! as long as any peer may access it, and is accessed locally only as shared memory (raw pointers or
+//! atomics, never through a Rust reference held across a peer's access); worker addresses and packed
+//! keys given to [`Worker::connect`] and [`Endpoint::unpack_rkey`] are what the peer's
+//! [`Worker::address`] and [`MemoryRegion::pack_rkey`] produced (UCX parses them without a length);
+//! the buffers of a non-blocking operation stay valid until it completes (at the latest at the next
+//! flush of its worker or endpoint).
+//!
+//! Completion: a blocking put returns when the source may be reused (local completion); the data is
+//! at the target after a flush ([`Worker::flush`], [`Endpoint::flush`]: `shmem_quiet`). A get or a
+//! fetching atomic returns with the value. Transports that emulate RMA with active messages (TCP,
+//! shared memory on memory UCX did not allocate) need the target's worker progressed: the target
+//! runs a [`ProgressThread`].
+
+pub mod context;
+pub mod progress;
+pub mod rma;
+pub mod worker;
+
+pub use context::{Context, MemoryRegion};
+pub use progress::ProgressThread;
+pub use rma::{AmoWord, RemoteKey};
+pub use worker::{Armed, Endpoint, Request, Worker};
+
+use std::ffi::CStr;
+use std::fmt;
+use ucx_sys::{UCS_OK, ucs_status_string, ucs_status_t};
+
+/// A failed UCX call: which call, and the UCX status it returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The UCP call (or the check of this layer) that failed.
+    pub call: &'static str,
+    /// The UCX status (`UCS_ERR_*`).
+    pub status: ucs_status_t,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: ucs_status_string returns a static NUL-terminated string for any status value.
+        let text = unsafe { CStr::from_ptr(ucs_status_string(self.status)) };
+        write!(f, "{}: {}", self.call, text.to_string_lossy())
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// `Ok(())` for `UCS_OK`, the error otherwise.
+#[inline]
+fn check(call: &'static str, status: ucs_status_t) -> Result<()> {
+    if status == UCS_OK {
+        Ok(())
+    } else {
+        Err(Error { call, status })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,287 @@
+//! Remote keys and the one-sided operations on them: put, get and atomics.
+//!
+//! Invariants: a [`RemoteKey`] holds an `Arc` of its endpoint, so it is destroyed before the
+//! endpoint is closed; every access is an offset into the peer's region `[base, base+len)` that
+//! the peer announced with the key, checked here (range, and natural alignment for atomics) before
+//! UCX sees an address. Blocking operations wait by progressing the endpoint's worker.
+
+use super::worker::{Endpoint, EndpointHandle, Request};
+use super::{Error, Result, check};
+use std::os::raw::c_void;
+use std::ptr;
+use std::sync::Arc;
+use ucx_sys::*;
+
+/// A peer's memory region, reachable through one endpoint.
+pub struct RemoteKey {
+    raw: ucp_rkey_h,
+    base: u64,
+    len: usize,
+    endpoint: Arc<EndpointHandle>,
+}
+
+// SAFETY: the key is used only in calls that lock its endpoint's worker (UCS_THREAD_MODE_MULTI),
+// which is where UCX updates the key's internal cache.
+unsafe impl Send for RemoteKey {}
+// SAFETY: as above.
+unsafe impl Sync for RemoteKey {}
+
+impl Drop for RemoteKey {
+    fn drop(&mut self) {
+        // SAFETY: the key came from ucp_ep_rkey_unpack and is destroyed once, before its endpoint
+        // (our Arc keeps the endpoint open).
+        unsafe { ucp_rkey_destroy(self.raw) }
+    }
+}
+
+impl Endpoint {
+    /// Unpacks the peer's packed key of the region `[base, base+len)` of its address space.
+    ///
+    /// # Safety
+    /// `packed` must be the bytes of a [`super::MemoryRegion::pack_rkey`] of the peer (UCX parses
+    /// them without knowing their length), and `base`, `len` describe a range inside that region.
+    pub unsafe fn unpack_rkey(&self, packed: &[u8], base: u64, len: usize) -> Result<RemoteKey> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: the endpoint is live; packed is a packed key (caller's contract); raw writable.
+        check("ucp_ep_rkey_unpack", unsafe {
+            ucp_ep_rkey_unpack(self.handle.raw, packed.as_ptr().cast(), &mut raw)
+        })?;
+        Ok(RemoteKey {
+            raw,
+            base,
+            len,
+            endpoint: self.handle.clone(),
+        })
+    }
+}
+
+/// A word UCX updates atomically at the target: `u32` or `u64`.
+pub trait AmoWord: Copy + sealed::Sealed {}
+impl AmoWord for u32 {}
+impl AmoWord for u64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+impl RemoteKey {
+    /// The peer's base address of the region.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The length of the region in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the region is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The remote address of `offset..offset+len`, if inside the region and aligned to `align`.
+    #[inline]
+    fn address(&self, call: &'static str, offset: usize, len: usize, align: usize) -> Result<u64> {
+        let inside = offset.checked_add(len).is_some_and(|end| end <= self.len);
+        let address = self.base.wrapping_add(offset as u64);
+        if !inside {
+            return Err(Error {
+                call,
+                status: UCS_ERR_OUT_OF_RANGE,
+            });
+        }
+        if !address.is_multiple_of(align as u64) {
+            return Err(Error {
+                call,
+                status: UCS_ERR_INVALID_PARAM,
+            });
+        }
+        Ok(address)
+    }
+
+    /// A local pointer to `offset` of the region when this process can load and store it directly
+    /// (`ucp_rkey_ptr`: the region is in shared memory UCX can map); `None` otherwise.
+    pub fn local_ptr(&self, offset: usize) -> Result<Option<*mut u8>> {
+        let address = self.address("ucp_rkey_ptr", offset, 0, 1)?;
+        let mut local = ptr::null_mut();
+        // SAFETY: the key is live; local is writable.
+        match unsafe { ucp_rkey_ptr(self.raw, address, &mut local) } {
+            UCS_OK => Ok(Some(local.cast())),
+            UCS_ERR_UNREACHABLE => Ok(None),
+            status => Err(Error {
+                call: "ucp_rkey_ptr",
+                status,
+            }),
+        }
+    }
+
+    /// Copies `src` to `offset` of the region; returns when `src` may be reused (the data is at the
+    /// target after a flush).
+    pub fn put(&self, offset: usize, src: &[u8]) -> Result<()> {
+        // SAFETY: src is borrowed until the request completes, in wait below.
+        unsafe { self.put_nbi(offset, src.as_ptr(), src.len()) }?.wait()
+    }
+
+    /// Copies the region's `offset..offset+dst.len()` into `dst`; returns with the data.
+    pub fn get(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        // SAFETY: dst is borrowed mutably until the request completes, in wait below.
+        unsafe { self.get_nbi(offset, dst.as_mut_ptr(), dst.len()) }?.wait()
+    }
+
+    /// Starts copying `len` bytes from `src` to `offset` of the region.
+    ///
+    /// # Safety
+    /// `src..src+len` must stay readable and unchanged until the request completes (waited, or the
+    /// next flush of the worker or endpoint).
+    pub unsafe fn put_nbi(&self, offset: usize, src: *const u8, len: usize) -> Result<Request> {
+        let address = self.address("ucp_put_nbx", offset, len, 1)?;
+        let param = ucp_request_param_t::default();
+        // SAFETY: endpoint and key are live; src is valid until completion (caller's contract);
+        // the remote range was checked against the region.
+        let status = unsafe {
+            ucp_put_nbx(
+                self.endpoint.raw,
+                src.cast(),
+                len,
+                address,
+                self.raw,
+                &param,
+            )
+        };
+        self.endpoint.worker.request("ucp_put_nbx", status)
+    }
+
+    /// Starts copying the region's `offset..offset+len` to `dst`.
+    ///
+    /// # Safety
+    /// `dst..dst+len` must stay writable and unread until the request completes (waited, or the
+    /// next flush of the worker or endpoint).
+    pub unsafe fn get_nbi(&self, offset: usize, dst: *mut u8, len: usize) -> Result<Request> {
+        let address = self.address("ucp_get_nbx", offset, len, 1)?;
+        let param = ucp_request_param_t::default();
+        // SAFETY: endpoint and key are live; dst is valid until completion (caller's contract);
+        // the remote range was checked against the region.
+        let status = unsafe {
+            ucp_get_nbx(
+                self.endpoint.raw,
+                dst.cast(),
+                len,
+                address,
+                self.raw,
+                &param,
+            )
+        };
+        self.endpoint.worker.request("ucp_get_nbx", status)
+    }
+
+    /// One atomic operation on the word at `offset`, waited for. `operand` is UCX's `buffer`;
+    /// `reply` (if any) is its `reply_buffer`: the old value on return (for a compare-and-swap it
+    /// holds the new value on entry).
+    fn atomic<T: AmoWord>(
+        &self,
+        op: ucp_atomic_op_t,
+        offset: usize,
+        operand: T,
+        reply: Option<&mut T>,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>();
+        let address = self.address("ucp_atomic_op_nbx", offset, size, size)?;
+        let mut param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE,
+            datatype: ucp_dt_make_contig(size),
+            ..Default::default()
+        };
+        if let Some(reply) = reply {
+            param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+            param.reply_buffer = (reply as *mut T).cast::<c_void>();
+        }
+        // SAFETY: endpoint and key are live; operand and reply live on this frame until the
+        // request completes in wait below; the remote word was checked (range and alignment).
+        let status = unsafe {
+            ucp_atomic_op_nbx(
+                self.endpoint.raw,
+                op,
+                (&operand as *const T).cast(),
+                1,
+                address,
+                self.raw,
+                &param,
+            )
+        };
+        self.endpoint
+            .worker
+            .request("ucp_atomic_op_nbx", status)?
+            .wait()
+    }
+
+    fn fetching<T: AmoWord>(&self, op: ucp_atomic_op_t, offset: usize, operand: T) -> Result<T> {
+        let mut old = operand;
+        self.atomic(op, offset, operand, Some(&mut old))?;
+        Ok(old)
+    }
+
+    /// Adds `value` to the word; returns the old value.
+    pub fn fetch_add<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_ADD, offset, value)
+    }
+
+    /// Adds `value` to the word.
+    pub fn add<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
+        self.atomic(UCP_ATOMIC_OP_ADD, offset, value, None)
+    }
+
+    /// Stores `value`; returns the old value.
+    pub fn swap<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_SWAP, offset, value)
+    }
+
+    /// Stores `value` atomically (a swap whose old value is dropped).
+    pub fn set<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
+        self.swap(offset, value).map(|_| ())
+    }
+
+    /// Stores `value` if the word equals `cond`; returns the old value either way.
+    pub fn compare_swap<T: AmoWord>(&self, offset: usize, cond: T, value: T) -> Result<T> {
+        let mut reply = value;
+        self.atomic(UCP_ATOMIC_OP_CSWAP, offset, cond, Some(&mut reply))?;
+        Ok(reply)
+    }
+
+    /// Reads the word atomically (a fetching OR with 0).
+    pub fn fetch<T: AmoWord + Default>(&self, offset: usize) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_OR, offset, T::default())
+    }
+
+    /// Bitwise AND with `value`; returns the old value.
+    pub fn fetch_and<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_AND, offset, value)
+    }
+
+    /// Bitwise AND with `value`.
+    pub fn and<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
+        self.atomic(UCP_ATOMIC_OP_AND, offset, value, None)
+    }
+
+    /// Bitwise OR with `value`; returns the old value.
+    pub fn fetch_or<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_OR, offset, value)
+    }
+
+    /// Bitwise OR with `value`.
+    pub fn or<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
+        self.atomic(UCP_ATOMIC_OP_OR, offset, value, None)
+    }
+
+    /// Bitwise XOR with `value`; returns the old value.
+    pub fn fetch_xor<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
+        self.fetching(UCP_ATOMIC_OP_XOR, offset, value)
+    }
+
+    /// Bitwise XOR with `value`.
+    pub fn xor<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
+        self.atomic(UCP_ATOMIC_OP_XOR, offset, value, None)
+    }
+}

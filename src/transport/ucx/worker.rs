@@ -1,0 +1,319 @@
+//! Workers, endpoints and requests: where operations are issued and progressed.
+//!
+//! Invariants: a worker is created in `UCS_THREAD_MODE_MULTI` (checked after creation), so every
+//! method may be called from any thread, including while a [`super::ProgressThread`] progresses
+//! it; a worker is destroyed after its endpoints and requests (they hold an `Arc` of it), and an
+//! endpoint is closed after its remote keys (they hold an `Arc` of it).
+
+use super::context::{Context, ContextHandle};
+use super::{Error, Result, check};
+use std::os::fd::BorrowedFd;
+use std::os::raw::c_void;
+use std::ptr;
+use std::sync::Arc;
+use ucx_sys::*;
+
+/// The owner of a `ucp_worker_h`.
+pub(super) struct WorkerHandle {
+    pub(super) raw: ucp_worker_h,
+    _context: Arc<ContextHandle>,
+}
+
+// SAFETY: the worker runs in UCS_THREAD_MODE_MULTI (checked in `Worker::new`): UCX locks it on
+// every call, so it may be used from several threads at once.
+unsafe impl Send for WorkerHandle {}
+// SAFETY: as above.
+unsafe impl Sync for WorkerHandle {}
+
+impl Drop for WorkerHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from ucp_worker_create; its endpoints and requests held an Arc
+        // of it and are gone; the context is still live (our Arc).
+        unsafe { ucp_worker_destroy(self.raw) }
+    }
+}
+
+impl WorkerHandle {
+    /// Progresses the worker until `done()`: spins a bounded number of idle rounds, then yields
+    /// the processor between rounds, so an oversubscribed node still moves.
+    pub(super) fn progress_until(&self, mut done: impl FnMut() -> bool) {
+        const SPINS_BEFORE_YIELD: u32 = 128;
+        let mut idle = 0u32;
+        while !done() {
+            // SAFETY: the worker is live and thread-safe (MULTI).
+            if unsafe { ucp_worker_progress(self.raw) } != 0 {
+                idle = 0;
+            } else {
+                idle += 1;
+                if idle >= SPINS_BEFORE_YIELD {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    /// Turns the `ucs_status_ptr_t` of a non-blocking call into a [`Request`].
+    pub(super) fn request(
+        self: &Arc<Self>,
+        call: &'static str,
+        ptr: ucs_status_ptr_t,
+    ) -> Result<Request> {
+        if UCS_PTR_IS_ERR(ptr) {
+            return Err(Error {
+                call,
+                status: UCS_PTR_STATUS(ptr),
+            });
+        }
+        Ok(Request {
+            raw: ptr,
+            call,
+            worker: self.clone(),
+        })
+    }
+}
+
+/// A UCP worker: the progress engine and the source of endpoints.
+#[derive(Clone)]
+pub struct Worker {
+    pub(super) handle: Arc<WorkerHandle>,
+}
+
+/// What [`Worker::arm`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Armed {
+    /// Nothing is pending: wait for the event fd to become readable.
+    Idle,
+    /// Events arrived meanwhile: progress again before waiting.
+    Busy,
+}
+
+impl Worker {
+    /// A worker on `context` that any thread may use.
+    pub fn new(context: &Context) -> Result<Worker> {
+        let params = ucp_worker_params_t {
+            field_mask: UCP_WORKER_PARAM_FIELD_THREAD_MODE as u64,
+            thread_mode: UCS_THREAD_MODE_MULTI,
+            ..Default::default()
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: the context is live (we take an Arc below before returning); params valid; raw
+        // writable.
+        check("ucp_worker_create", unsafe {
+            ucp_worker_create(context.handle.0, &params, &mut raw)
+        })?;
+        let handle = Arc::new(WorkerHandle {
+            raw,
+            _context: context.handle.clone(),
+        });
+        let mut attr = ucp_worker_attr_t {
+            field_mask: UCP_WORKER_ATTR_FIELD_THREAD_MODE as u64,
+            ..Default::default()
+        };
+        // SAFETY: the worker is live; attr is writable.
+        check("ucp_worker_query", unsafe {
+            ucp_worker_query(handle.raw, &mut attr)
+        })?;
+        if attr.thread_mode != UCS_THREAD_MODE_MULTI {
+            return Err(Error {
+                call: "ucp_worker_create (UCX without multi-thread support)",
+                status: UCS_ERR_UNSUPPORTED,
+            });
+        }
+        Ok(Worker { handle })
+    }
+
+    /// The worker's address, for a peer's [`Worker::connect`].
+    pub fn address(&self) -> Result<Vec<u8>> {
+        let mut address = ptr::null_mut();
+        let mut len = 0usize;
+        // SAFETY: the worker is live; address and len are writable.
+        check("ucp_worker_get_address", unsafe {
+            ucp_worker_get_address(self.handle.raw, &mut address, &mut len)
+        })?;
+        // SAFETY: UCX returned `len` readable bytes at `address`.
+        let bytes = unsafe { std::slice::from_raw_parts(address.cast::<u8>(), len) }.to_vec();
+        // SAFETY: the address came from this worker and is released once, after the copy.
+        unsafe { ucp_worker_release_address(self.handle.raw, address) };
+        Ok(bytes)
+    }
+
+    /// Progresses communication once; returns how many events were handled (0: nothing to do).
+    #[inline]
+    pub fn progress(&self) -> u32 {
+        // SAFETY: the worker is live and thread-safe (MULTI).
+        unsafe { ucp_worker_progress(self.handle.raw) }
+    }
+
+    /// The worker's event file descriptor: readable when there is work after [`Worker::arm`]
+    /// returned [`Armed::Idle`], or after [`Worker::signal`].
+    pub fn event_fd(&self) -> Result<BorrowedFd<'_>> {
+        let mut fd = -1;
+        // SAFETY: the worker is live; fd is writable.
+        check("ucp_worker_get_efd", unsafe {
+            ucp_worker_get_efd(self.handle.raw, &mut fd)
+        })?;
+        // SAFETY: the fd belongs to the worker and stays open while the worker lives, which the
+        // borrow of `self` ensures.
+        Ok(unsafe { BorrowedFd::borrow_raw(fd) })
+    }
+
+    /// Arms the event fd: [`Armed::Idle`] means it is safe to wait on it.
+    pub fn arm(&self) -> Result<Armed> {
+        // SAFETY: the worker is live.
+        match unsafe { ucp_worker_arm(self.handle.raw) } {
+            UCS_OK => Ok(Armed::Idle),
+            UCS_ERR_BUSY => Ok(Armed::Busy),
+            status => Err(Error {
+                call: "ucp_worker_arm",
+                status,
+            }),
+        }
+    }
+
+    /// Makes the event fd readable, waking a thread waiting on it.
+    pub fn signal(&self) -> Result<()> {
+        // SAFETY: the worker is live; ucp_worker_signal may be called from any thread.
+        check("ucp_worker_signal", unsafe {
+            ucp_worker_signal(self.handle.raw)
+        })
+    }
+
+    /// Orders the operations issued on the worker before the call before those after it
+    /// (`shmem_fence`); completes nothing.
+    pub fn fence(&self) -> Result<()> {
+        // SAFETY: the worker is live.
+        check("ucp_worker_fence", unsafe {
+            ucp_worker_fence(self.handle.raw)
+        })
+    }
+
+    /// Completes every operation issued on the worker, at the targets too (`shmem_quiet`).
+    pub fn flush(&self) -> Result<()> {
+        let param = ucp_request_param_t::default();
+        // SAFETY: the worker is live; param (no fields) is valid for the call.
+        let ptr = unsafe { ucp_worker_flush_nbx(self.handle.raw, &param) };
+        self.handle.request("ucp_worker_flush_nbx", ptr)?.wait()
+    }
+
+    /// Connects to the peer worker whose [`Worker::address`] is `peer`.
+    ///
+    /// # Safety
+    /// `peer` must be the bytes of a worker address produced by UCX (UCX parses them without
+    /// knowing their length).
+    pub unsafe fn connect(&self, peer: &[u8]) -> Result<Endpoint> {
+        let params = ucp_ep_params_t {
+            field_mask: UCP_EP_PARAM_FIELD_REMOTE_ADDRESS as u64,
+            address: peer.as_ptr().cast(),
+            ..Default::default()
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: the worker is live; params point at a worker address (caller's contract) that
+        // UCX copies during the call; raw is writable.
+        check("ucp_ep_create", unsafe {
+            ucp_ep_create(self.handle.raw, &params, &mut raw)
+        })?;
+        Ok(Endpoint {
+            handle: Arc::new(EndpointHandle {
+                raw,
+                worker: self.handle.clone(),
+            }),
+        })
+    }
+}
+
+/// The owner of a `ucp_ep_h`.
+pub(super) struct EndpointHandle {
+    pub(super) raw: ucp_ep_h,
+    pub(super) worker: Arc<WorkerHandle>,
+}
+
+// SAFETY: endpoint calls lock the endpoint's worker, which is in UCS_THREAD_MODE_MULTI.
+unsafe impl Send for EndpointHandle {}
+// SAFETY: as above.
+unsafe impl Sync for EndpointHandle {}
+
+impl Drop for EndpointHandle {
+    fn drop(&mut self) {
+        // A flushing close: operations in flight complete, and the peer is told. It needs the peer
+        // to progress (as every operation does); a failure cannot be reported from drop.
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live and closed once, here; its remote keys held an Arc of this
+        // handle and are destroyed; the worker is live (our Arc).
+        let ptr = unsafe { ucp_ep_close_nbx(self.raw, &param) };
+        if let Ok(request) = self.worker.request("ucp_ep_close_nbx", ptr) {
+            let _ = request.wait();
+        }
+    }
+}
+
+/// A connection from a worker to one peer worker.
+pub struct Endpoint {
+    pub(super) handle: Arc<EndpointHandle>,
+}
+
+impl Endpoint {
+    /// Completes every operation issued on this endpoint, at the target too.
+    pub fn flush(&self) -> Result<()> {
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live; param (no fields) is valid for the call.
+        let ptr = unsafe { ucp_ep_flush_nbx(self.handle.raw, &param) };
+        self.handle.worker.request("ucp_ep_flush_nbx", ptr)?.wait()
+    }
+}
+
+/// A non-blocking operation in flight, or already complete. Dropping it does not cancel the
+/// operation: it completes at the next flush of its worker or endpoint.
+pub struct Request {
+    /// NULL when the operation completed at once, else the UCX request.
+    raw: *mut c_void,
+    call: &'static str,
+    worker: Arc<WorkerHandle>,
+}
+
+// SAFETY: a request is checked and freed under its worker's lock (UCS_THREAD_MODE_MULTI).
+unsafe impl Send for Request {}
+
+impl Request {
+    /// Whether the operation has completed; its error if it failed.
+    pub fn is_complete(&self) -> Result<bool> {
+        if self.raw.is_null() {
+            return Ok(true);
+        }
+        // SAFETY: raw is a live request (freed only by wait or drop, which consume self).
+        match unsafe { ucp_request_check_status(self.raw) } {
+            UCS_OK => Ok(true),
+            UCS_INPROGRESS => Ok(false),
+            status => Err(Error {
+                call: self.call,
+                status,
+            }),
+        }
+    }
+
+    /// Progresses the worker until the operation completes.
+    pub fn wait(mut self) -> Result<()> {
+        if self.raw.is_null() {
+            return Ok(());
+        }
+        let raw = self.raw;
+        let mut status = UCS_INPROGRESS;
+        self.worker.progress_until(|| {
+            // SAFETY: raw is a live request until freed below.
+            status = unsafe { ucp_request_check_status(raw) };
+            status != UCS_INPROGRESS
+        });
+        // SAFETY: the request is complete and freed once; drop sees NULL.
+        unsafe { ucp_request_free(raw) };
+        self.raw = ptr::null_mut();
+        check(self.call, status)
+    }
+}
+
+impl Drop for Request {
+    fn drop(&mut self) {
+        if !self.raw.is_null() {
+            // SAFETY: a live request, freed once; UCX releases it when the operation completes.
+            unsafe { ucp_request_free(self.raw) }
+        }
+    }
+}
