@@ -6,11 +6,16 @@
 
 pub mod amo;
 pub mod amo_nbi;
+pub mod coll;
 pub mod constants;
+pub mod ctx;
 pub mod longdouble;
 pub mod memory;
 pub mod order;
+pub mod reduce;
 pub mod rma;
 pub mod rma_nbi;
+pub mod scan;
 pub mod setup;
 pub mod sync;
+pub mod team;
