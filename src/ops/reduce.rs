@@ -8,7 +8,7 @@
 //! (`src/collectives/longdouble.c`), since Rust has no such type.
 //!
 //! The `*_to_all` forms ignore `pWrk` and `pSync` (see `ops::coll`).
-#![allow(non_snake_case)]
+#![allow(non_snake_case, clippy::too_many_arguments)]
 
 use super::coll::{on_active_set, on_team};
 use super::{ComplexD, ComplexF, LongDouble};

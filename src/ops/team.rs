@@ -9,6 +9,8 @@
 //! that cannot find a slot fails on every PE alike; invalid arguments, the same on every PE, are
 //! rejected before any communication.
 
+#![allow(clippy::too_many_arguments)]
+
 use crate::api::constants::{SHMEM_TEAM_NUM_CONTEXTS, shmem_team_config_t};
 use crate::collectives::flat::Coll;
 use crate::collectives::{Group, Sync};

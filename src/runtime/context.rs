@@ -40,7 +40,7 @@ impl Context {
             return false;
         }
         self.team.store(team, Ordering::Relaxed);
-        self.options.store(options as i64, Ordering::Release);
+        self.options.store(options, Ordering::Release);
         true
     }
 
@@ -55,6 +55,6 @@ impl Context {
     }
 
     pub fn options(&self) -> c_long {
-        self.options.load(Ordering::Relaxed) as c_long
+        self.options.load(Ordering::Relaxed)
     }
 }

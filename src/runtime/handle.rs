@@ -13,7 +13,7 @@ use super::team::Team;
 use super::world::World;
 use crate::transport::shm::control::TEAM_SLOTS;
 use std::ffi::{c_long, c_void};
-use std::mem::size_of;
+use std::mem::{size_of, size_of_val};
 
 /// Opaque C type behind `shmem_ctx_t`.
 #[repr(C)]
@@ -92,7 +92,7 @@ impl shmem_team_t {
 #[inline(always)]
 fn element<T>(table: &'static [T], addr: usize) -> Option<(usize, &'static T)> {
     let off = addr.wrapping_sub(table.as_ptr() as usize);
-    if off < size_of::<T>() * table.len() && off % size_of::<T>() == 0 {
+    if off < size_of_val(table) && off.is_multiple_of(size_of::<T>()) {
         let i = off / size_of::<T>();
         Some((i, &table[i]))
     } else {

@@ -1,7 +1,7 @@
 //! apigen: generates rshmem's C API from the OpenSHMEM spec tables vendored in `spec/`.
 //!
 //! `cargo run -p apigen` (from the repository root) rewrites, deterministically:
-//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,order,sync}.rs`: one-line `extern "C"` shells over
+//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,order,sync,team,ctx,coll,reduce,scan}.rs`: one-line `extern "C"` shells over
 //!   `src/ops/`, each followed by its `pshmem_` twin;
 //! - `src/api/longdouble.c`: the `long double` routines (Rust has no such type), forwarding to the
 //!   128-bit sized routines;
