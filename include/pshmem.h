@@ -40,14 +40,149 @@ int pshmem_addr_accessible(const void *addr, int pe);
 void *pshmem_align(size_t alignment, size_t size);
 
 /**
+ * Profiling twin of [`shmem_alltoall32`].
+ */
+void pshmem_alltoall32(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * Profiling twin of [`shmem_alltoall64`].
+ */
+void pshmem_alltoall64(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * Profiling twin of [`shmem_alltoallmem`].
+ */
+int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_alltoalls32`].
+ */
+void pshmem_alltoalls32(void *dest,
+                        const void *source,
+                        ptrdiff_t dst,
+                        ptrdiff_t sst,
+                        size_t nelems,
+                        int PE_start,
+                        int logPE_stride,
+                        int PE_size,
+                        long *pSync);
+
+/**
+ * Profiling twin of [`shmem_alltoalls64`].
+ */
+void pshmem_alltoalls64(void *dest,
+                        const void *source,
+                        ptrdiff_t dst,
+                        ptrdiff_t sst,
+                        size_t nelems,
+                        int PE_start,
+                        int logPE_stride,
+                        int PE_size,
+                        long *pSync);
+
+/**
+ * Profiling twin of [`shmem_alltoallsmem`].
+ */
+int pshmem_alltoallsmem(shmem_team_t team,
+                        void *dest,
+                        const void *source,
+                        ptrdiff_t dst,
+                        ptrdiff_t sst,
+                        size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_barrier`].
+ */
+void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/**
  * Profiling twin of [`shmem_barrier_all`].
  */
 void pshmem_barrier_all(void);
 
 /**
+ * Profiling twin of [`shmem_broadcast32`].
+ */
+void pshmem_broadcast32(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        int PE_root,
+                        int PE_start,
+                        int logPE_stride,
+                        int PE_size,
+                        long *pSync);
+
+/**
+ * Profiling twin of [`shmem_broadcast64`].
+ */
+void pshmem_broadcast64(void *dest,
+                        const void *source,
+                        size_t nelems,
+                        int PE_root,
+                        int PE_start,
+                        int logPE_stride,
+                        int PE_size,
+                        long *pSync);
+
+/**
+ * Profiling twin of [`shmem_broadcastmem`].
+ */
+int pshmem_broadcastmem(shmem_team_t team,
+                        void *dest,
+                        const void *source,
+                        size_t nelems,
+                        int PE_root);
+
+/**
  * Profiling twin of [`shmem_calloc`].
  */
 void *pshmem_calloc(size_t count, size_t size);
+
+/**
+ * Profiling twin of [`shmem_char_alltoall`].
+ */
+int pshmem_char_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_char_alltoalls`].
+ */
+int pshmem_char_alltoalls(shmem_team_t team,
+                          char *dest,
+                          const char *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_char_broadcast`].
+ */
+int pshmem_char_broadcast(shmem_team_t team,
+                          char *dest,
+                          const char *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * Profiling twin of [`shmem_char_collect`].
+ */
+int pshmem_char_collect(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_char_fcollect`].
+ */
+int pshmem_char_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_char_g`].
@@ -107,9 +242,24 @@ void pshmem_char_iput(char *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_char_max_reduce`].
+ */
+int pshmem_char_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_char_min_reduce`].
+ */
+int pshmem_char_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_char_p`].
  */
 void pshmem_char_p(char *dest, char value, int pe);
+
+/**
+ * Profiling twin of [`shmem_char_prod_reduce`].
+ */
+int pshmem_char_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_char_put`].
@@ -144,9 +294,51 @@ void pshmem_char_put_signal_nbi(char *dest,
                                 int pe);
 
 /**
+ * Profiling twin of [`shmem_char_sum_exscan`].
+ */
+int pshmem_char_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_char_sum_inscan`].
+ */
+int pshmem_char_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_char_sum_reduce`].
+ */
+int pshmem_char_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_clear_lock`].
  */
 void pshmem_clear_lock(long *lock);
+
+/**
+ * Profiling twin of [`shmem_collect32`].
+ */
+void pshmem_collect32(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * Profiling twin of [`shmem_collect64`].
+ */
+void pshmem_collect64(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * Profiling twin of [`shmem_collectmem`].
+ */
+int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_ctx_char_g`].
@@ -255,6 +447,16 @@ void pshmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx,
                                     uint64_t signal,
                                     int sig_op,
                                     int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_create`].
+ */
+int pshmem_ctx_create(long options, shmem_ctx_t *ctx);
+
+/**
+ * Profiling twin of [`shmem_ctx_destroy`].
+ */
+void pshmem_ctx_destroy(shmem_ctx_t ctx);
 
 /**
  * Profiling twin of [`shmem_ctx_double_atomic_fetch`].
@@ -595,6 +797,11 @@ void pshmem_ctx_get8(shmem_ctx_t ctx, void *dest, const void *source, size_t nel
  * Profiling twin of [`shmem_ctx_get8_nbi`].
  */
 void pshmem_ctx_get8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_get_team`].
+ */
+int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /**
  * Profiling twin of [`shmem_ctx_getmem`].
@@ -2686,6 +2893,19 @@ void pshmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx,
                                      uint64_t signal,
                                      int sig_op,
                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ctx_session_start`].
+ */
+void pshmem_ctx_session_start(shmem_ctx_t ctx,
+                              long options,
+                              const shmem_ctx_session_config_t *config,
+                              long config_mask);
+
+/**
+ * Profiling twin of [`shmem_ctx_session_stop`].
+ */
+void pshmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /**
  * Profiling twin of [`shmem_ctx_short_g`].
@@ -4860,6 +5080,21 @@ void pshmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx,
                                       int pe);
 
 /**
+ * Profiling twin of [`shmem_double_alltoall`].
+ */
+int pshmem_double_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_double_alltoalls`].
+ */
+int pshmem_double_alltoalls(shmem_team_t team,
+                            double *dest,
+                            const double *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
+
+/**
  * Profiling twin of [`shmem_double_atomic_fetch`].
  */
 double pshmem_double_atomic_fetch(const double *source, int pe);
@@ -4883,6 +5118,25 @@ double pshmem_double_atomic_swap(double *dest, double value, int pe);
  * Profiling twin of [`shmem_double_atomic_swap_nbi`].
  */
 void pshmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_broadcast`].
+ */
+int pshmem_double_broadcast(shmem_team_t team,
+                            double *dest,
+                            const double *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * Profiling twin of [`shmem_double_collect`].
+ */
+int pshmem_double_collect(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_double_fcollect`].
+ */
+int pshmem_double_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_double_fetch`].
@@ -4947,9 +5201,63 @@ void pshmem_double_iput(double *dest,
                         int pe);
 
 /**
+ * Profiling twin of [`shmem_double_max_reduce`].
+ */
+int pshmem_double_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_double_max_to_all`].
+ */
+void pshmem_double_max_to_all(double *dest,
+                              const double *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              double *pWrk,
+                              long *pSync);
+
+/**
+ * Profiling twin of [`shmem_double_min_reduce`].
+ */
+int pshmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_double_min_to_all`].
+ */
+void pshmem_double_min_to_all(double *dest,
+                              const double *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              double *pWrk,
+                              long *pSync);
+
+/**
  * Profiling twin of [`shmem_double_p`].
  */
 void pshmem_double_p(double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_double_prod_reduce`].
+ */
+int pshmem_double_prod_reduce(shmem_team_t team,
+                              double *dest,
+                              const double *source,
+                              size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_double_prod_to_all`].
+ */
+void pshmem_double_prod_to_all(double *dest,
+                               const double *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               double *pWrk,
+                               long *pSync);
 
 /**
  * Profiling twin of [`shmem_double_put`].
@@ -4989,9 +5297,63 @@ void pshmem_double_put_signal_nbi(double *dest,
 void pshmem_double_set(double *dest, double value, int pe);
 
 /**
+ * Profiling twin of [`shmem_double_sum_exscan`].
+ */
+int pshmem_double_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_double_sum_inscan`].
+ */
+int pshmem_double_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_double_sum_reduce`].
+ */
+int pshmem_double_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_double_sum_to_all`].
+ */
+void pshmem_double_sum_to_all(double *dest,
+                              const double *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              double *pWrk,
+                              long *pSync);
+
+/**
  * Profiling twin of [`shmem_double_swap`].
  */
 double pshmem_double_swap(double *dest, double value, int pe);
+
+/**
+ * Profiling twin of [`shmem_fcollect32`].
+ */
+void pshmem_fcollect32(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * Profiling twin of [`shmem_fcollect64`].
+ */
+void pshmem_fcollect64(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * Profiling twin of [`shmem_fcollectmem`].
+ */
+int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_fence`].
@@ -5002,6 +5364,21 @@ void pshmem_fence(void);
  * Profiling twin of [`shmem_finalize`].
  */
 void pshmem_finalize(void);
+
+/**
+ * Profiling twin of [`shmem_float_alltoall`].
+ */
+int pshmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_float_alltoalls`].
+ */
+int pshmem_float_alltoalls(shmem_team_t team,
+                           float *dest,
+                           const float *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
 
 /**
  * Profiling twin of [`shmem_float_atomic_fetch`].
@@ -5027,6 +5404,25 @@ float pshmem_float_atomic_swap(float *dest, float value, int pe);
  * Profiling twin of [`shmem_float_atomic_swap_nbi`].
  */
 void pshmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_broadcast`].
+ */
+int pshmem_float_broadcast(shmem_team_t team,
+                           float *dest,
+                           const float *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_float_collect`].
+ */
+int pshmem_float_collect(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_float_fcollect`].
+ */
+int pshmem_float_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_float_fetch`].
@@ -5091,9 +5487,60 @@ void pshmem_float_iput(float *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_float_max_reduce`].
+ */
+int pshmem_float_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_float_max_to_all`].
+ */
+void pshmem_float_max_to_all(float *dest,
+                             const float *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             float *pWrk,
+                             long *pSync);
+
+/**
+ * Profiling twin of [`shmem_float_min_reduce`].
+ */
+int pshmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_float_min_to_all`].
+ */
+void pshmem_float_min_to_all(float *dest,
+                             const float *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             float *pWrk,
+                             long *pSync);
+
+/**
  * Profiling twin of [`shmem_float_p`].
  */
 void pshmem_float_p(float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_prod_reduce`].
+ */
+int pshmem_float_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_float_prod_to_all`].
+ */
+void pshmem_float_prod_to_all(float *dest,
+                              const float *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              float *pWrk,
+                              long *pSync);
 
 /**
  * Profiling twin of [`shmem_float_put`].
@@ -5131,6 +5578,33 @@ void pshmem_float_put_signal_nbi(float *dest,
  * Profiling twin of [`shmem_float_set`].
  */
 void pshmem_float_set(float *dest, float value, int pe);
+
+/**
+ * Profiling twin of [`shmem_float_sum_exscan`].
+ */
+int pshmem_float_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_float_sum_inscan`].
+ */
+int pshmem_float_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_float_sum_reduce`].
+ */
+int pshmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_float_sum_to_all`].
+ */
+void pshmem_float_sum_to_all(float *dest,
+                             const float *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             float *pWrk,
+                             long *pSync);
 
 /**
  * Profiling twin of [`shmem_float_swap`].
@@ -5388,6 +5862,48 @@ void pshmem_init(void);
 int pshmem_init_thread(int requested, int *provided);
 
 /**
+ * Profiling twin of [`shmem_int16_alltoall`].
+ */
+int pshmem_int16_alltoall(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int16_alltoalls`].
+ */
+int pshmem_int16_alltoalls(shmem_team_t team,
+                           int16_t *dest,
+                           const int16_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int16_and_reduce`].
+ */
+int pshmem_int16_and_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int16_broadcast`].
+ */
+int pshmem_int16_broadcast(shmem_team_t team,
+                           int16_t *dest,
+                           const int16_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_int16_collect`].
+ */
+int pshmem_int16_collect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int16_fcollect`].
+ */
+int pshmem_int16_fcollect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_int16_g`].
  */
 int16_t pshmem_int16_g(const int16_t *source, int pe);
@@ -5445,9 +5961,38 @@ void pshmem_int16_iput(int16_t *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_int16_max_reduce`].
+ */
+int pshmem_int16_max_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int16_min_reduce`].
+ */
+int pshmem_int16_min_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int16_or_reduce`].
+ */
+int pshmem_int16_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int16_p`].
  */
 void pshmem_int16_p(int16_t *dest, int16_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int16_prod_reduce`].
+ */
+int pshmem_int16_prod_reduce(shmem_team_t team,
+                             int16_t *dest,
+                             const int16_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int16_put`].
@@ -5480,6 +6025,55 @@ void pshmem_int16_put_signal_nbi(int16_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_int16_sum_exscan`].
+ */
+int pshmem_int16_sum_exscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int16_sum_inscan`].
+ */
+int pshmem_int16_sum_inscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int16_sum_reduce`].
+ */
+int pshmem_int16_sum_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int16_xor_reduce`].
+ */
+int pshmem_int16_xor_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int32_alltoall`].
+ */
+int pshmem_int32_alltoall(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int32_alltoalls`].
+ */
+int pshmem_int32_alltoalls(shmem_team_t team,
+                           int32_t *dest,
+                           const int32_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int32_and_reduce`].
+ */
+int pshmem_int32_and_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int32_atomic_add`].
@@ -5596,6 +6190,25 @@ void pshmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, 
 void pshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_int32_broadcast`].
+ */
+int pshmem_int32_broadcast(shmem_team_t team,
+                           int32_t *dest,
+                           const int32_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_int32_collect`].
+ */
+int pshmem_int32_collect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int32_fcollect`].
+ */
+int pshmem_int32_fcollect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_int32_g`].
  */
 int32_t pshmem_int32_g(const int32_t *source, int pe);
@@ -5653,9 +6266,38 @@ void pshmem_int32_iput(int32_t *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_int32_max_reduce`].
+ */
+int pshmem_int32_max_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int32_min_reduce`].
+ */
+int pshmem_int32_min_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int32_or_reduce`].
+ */
+int pshmem_int32_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int32_p`].
  */
 void pshmem_int32_p(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_prod_reduce`].
+ */
+int pshmem_int32_prod_reduce(shmem_team_t team,
+                             int32_t *dest,
+                             const int32_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int32_put`].
@@ -5688,6 +6330,24 @@ void pshmem_int32_put_signal_nbi(int32_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_int32_sum_exscan`].
+ */
+int pshmem_int32_sum_exscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int32_sum_inscan`].
+ */
+int pshmem_int32_sum_inscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int32_sum_reduce`].
+ */
+int pshmem_int32_sum_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int32_test`].
@@ -5812,6 +6472,37 @@ size_t pshmem_int32_wait_until_some_vector(int32_t *ivars,
                                            const int32_t *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_int32_xor_reduce`].
+ */
+int pshmem_int32_xor_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int64_alltoall`].
+ */
+int pshmem_int64_alltoall(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int64_alltoalls`].
+ */
+int pshmem_int64_alltoalls(shmem_team_t team,
+                           int64_t *dest,
+                           const int64_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int64_and_reduce`].
+ */
+int pshmem_int64_and_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int64_atomic_add`].
  */
 void pshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
@@ -5926,6 +6617,25 @@ void pshmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, 
 void pshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_int64_broadcast`].
+ */
+int pshmem_int64_broadcast(shmem_team_t team,
+                           int64_t *dest,
+                           const int64_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_int64_collect`].
+ */
+int pshmem_int64_collect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int64_fcollect`].
+ */
+int pshmem_int64_fcollect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_int64_g`].
  */
 int64_t pshmem_int64_g(const int64_t *source, int pe);
@@ -5983,9 +6693,38 @@ void pshmem_int64_iput(int64_t *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_int64_max_reduce`].
+ */
+int pshmem_int64_max_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int64_min_reduce`].
+ */
+int pshmem_int64_min_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int64_or_reduce`].
+ */
+int pshmem_int64_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int64_p`].
  */
 void pshmem_int64_p(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_prod_reduce`].
+ */
+int pshmem_int64_prod_reduce(shmem_team_t team,
+                             int64_t *dest,
+                             const int64_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int64_put`].
@@ -6018,6 +6757,24 @@ void pshmem_int64_put_signal_nbi(int64_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_int64_sum_exscan`].
+ */
+int pshmem_int64_sum_exscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int64_sum_inscan`].
+ */
+int pshmem_int64_sum_inscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int64_sum_reduce`].
+ */
+int pshmem_int64_sum_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int64_test`].
@@ -6142,6 +6899,53 @@ size_t pshmem_int64_wait_until_some_vector(int64_t *ivars,
                                            const int64_t *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_int64_xor_reduce`].
+ */
+int pshmem_int64_xor_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int8_alltoall`].
+ */
+int pshmem_int8_alltoall(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int8_alltoalls`].
+ */
+int pshmem_int8_alltoalls(shmem_team_t team,
+                          int8_t *dest,
+                          const int8_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int8_and_reduce`].
+ */
+int pshmem_int8_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int8_broadcast`].
+ */
+int pshmem_int8_broadcast(shmem_team_t team,
+                          int8_t *dest,
+                          const int8_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * Profiling twin of [`shmem_int8_collect`].
+ */
+int pshmem_int8_collect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int8_fcollect`].
+ */
+int pshmem_int8_fcollect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_int8_g`].
  */
 int8_t pshmem_int8_g(const int8_t *source, int pe);
@@ -6199,9 +7003,29 @@ void pshmem_int8_iput(int8_t *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_int8_max_reduce`].
+ */
+int pshmem_int8_max_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int8_min_reduce`].
+ */
+int pshmem_int8_min_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int8_or_reduce`].
+ */
+int pshmem_int8_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int8_p`].
  */
 void pshmem_int8_p(int8_t *dest, int8_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int8_prod_reduce`].
+ */
+int pshmem_int8_prod_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_int8_put`].
@@ -6236,9 +7060,56 @@ void pshmem_int8_put_signal_nbi(int8_t *dest,
                                 int pe);
 
 /**
+ * Profiling twin of [`shmem_int8_sum_exscan`].
+ */
+int pshmem_int8_sum_exscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int8_sum_inscan`].
+ */
+int pshmem_int8_sum_inscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int8_sum_reduce`].
+ */
+int pshmem_int8_sum_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int8_xor_reduce`].
+ */
+int pshmem_int8_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_int_add`].
  */
 void pshmem_int_add(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_alltoall`].
+ */
+int pshmem_int_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int_alltoalls`].
+ */
+int pshmem_int_alltoalls(shmem_team_t team,
+                         int *dest,
+                         const int *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int_and_to_all`].
+ */
+void pshmem_int_and_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
 
 /**
  * Profiling twin of [`shmem_int_atomic_add`].
@@ -6306,6 +7177,20 @@ int pshmem_int_atomic_swap(int *dest, int value, int pe);
 void pshmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
 
 /**
+ * Profiling twin of [`shmem_int_broadcast`].
+ */
+int pshmem_int_broadcast(shmem_team_t team,
+                         int *dest,
+                         const int *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * Profiling twin of [`shmem_int_collect`].
+ */
+int pshmem_int_collect(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_int_cswap`].
  */
 int pshmem_int_cswap(int *dest, int cond, int value, int pe);
@@ -6314,6 +7199,11 @@ int pshmem_int_cswap(int *dest, int cond, int value, int pe);
  * Profiling twin of [`shmem_int_fadd`].
  */
 int pshmem_int_fadd(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_fcollect`].
+ */
+int pshmem_int_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_int_fetch`].
@@ -6388,9 +7278,72 @@ void pshmem_int_iput(int *dest,
                      int pe);
 
 /**
+ * Profiling twin of [`shmem_int_max_reduce`].
+ */
+int pshmem_int_max_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int_max_to_all`].
+ */
+void pshmem_int_max_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
+
+/**
+ * Profiling twin of [`shmem_int_min_reduce`].
+ */
+int pshmem_int_min_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int_min_to_all`].
+ */
+void pshmem_int_min_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
+
+/**
+ * Profiling twin of [`shmem_int_or_to_all`].
+ */
+void pshmem_int_or_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
+
+/**
  * Profiling twin of [`shmem_int_p`].
  */
 void pshmem_int_p(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_prod_reduce`].
+ */
+int pshmem_int_prod_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int_prod_to_all`].
+ */
+void pshmem_int_prod_to_all(int *dest,
+                            const int *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            int *pWrk,
+                            long *pSync);
 
 /**
  * Profiling twin of [`shmem_int_put`].
@@ -6428,6 +7381,33 @@ void pshmem_int_put_signal_nbi(int *dest,
  * Profiling twin of [`shmem_int_set`].
  */
 void pshmem_int_set(int *dest, int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_int_sum_exscan`].
+ */
+int pshmem_int_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int_sum_inscan`].
+ */
+int pshmem_int_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_int_sum_reduce`].
+ */
+int pshmem_int_sum_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_int_sum_to_all`].
+ */
+void pshmem_int_sum_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
 
 /**
  * Profiling twin of [`shmem_int_swap`].
@@ -6554,6 +7534,18 @@ size_t pshmem_int_wait_until_some_vector(int *ivars,
                                          const int *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_int_xor_to_all`].
+ */
+void pshmem_int_xor_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
+
+/**
  * Profiling twin of [`shmem_iput128`].
  */
 void pshmem_iput128(void *dest,
@@ -6607,6 +7599,33 @@ void pshmem_iput8(void *dest,
  * Profiling twin of [`shmem_long_add`].
  */
 void pshmem_long_add(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_alltoall`].
+ */
+int pshmem_long_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_long_alltoalls`].
+ */
+int pshmem_long_alltoalls(shmem_team_t team,
+                          long *dest,
+                          const long *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_long_and_to_all`].
+ */
+void pshmem_long_and_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
 
 /**
  * Profiling twin of [`shmem_long_atomic_add`].
@@ -6674,6 +7693,20 @@ long pshmem_long_atomic_swap(long *dest, long value, int pe);
 void pshmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
 
 /**
+ * Profiling twin of [`shmem_long_broadcast`].
+ */
+int pshmem_long_broadcast(shmem_team_t team,
+                          long *dest,
+                          const long *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * Profiling twin of [`shmem_long_collect`].
+ */
+int pshmem_long_collect(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_long_cswap`].
  */
 long pshmem_long_cswap(long *dest, long cond, long value, int pe);
@@ -6682,6 +7715,11 @@ long pshmem_long_cswap(long *dest, long cond, long value, int pe);
  * Profiling twin of [`shmem_long_fadd`].
  */
 long pshmem_long_fadd(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_fcollect`].
+ */
+int pshmem_long_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_long_fetch`].
@@ -6756,9 +7794,72 @@ void pshmem_long_iput(long *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_long_max_reduce`].
+ */
+int pshmem_long_max_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_long_max_to_all`].
+ */
+void pshmem_long_max_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
+
+/**
+ * Profiling twin of [`shmem_long_min_reduce`].
+ */
+int pshmem_long_min_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_long_min_to_all`].
+ */
+void pshmem_long_min_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
+
+/**
+ * Profiling twin of [`shmem_long_or_to_all`].
+ */
+void pshmem_long_or_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
+
+/**
  * Profiling twin of [`shmem_long_p`].
  */
 void pshmem_long_p(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_prod_reduce`].
+ */
+int pshmem_long_prod_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_long_prod_to_all`].
+ */
+void pshmem_long_prod_to_all(long *dest,
+                             const long *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             long *pWrk,
+                             long *pSync);
 
 /**
  * Profiling twin of [`shmem_long_put`].
@@ -6796,6 +7897,33 @@ void pshmem_long_put_signal_nbi(long *dest,
  * Profiling twin of [`shmem_long_set`].
  */
 void pshmem_long_set(long *dest, long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_long_sum_exscan`].
+ */
+int pshmem_long_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_long_sum_inscan`].
+ */
+int pshmem_long_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_long_sum_reduce`].
+ */
+int pshmem_long_sum_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_long_sum_to_all`].
+ */
+void pshmem_long_sum_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
 
 /**
  * Profiling twin of [`shmem_long_swap`].
@@ -6922,9 +8050,51 @@ size_t pshmem_long_wait_until_some_vector(long *ivars,
                                           const long *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_long_xor_to_all`].
+ */
+void pshmem_long_xor_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
+
+/**
  * Profiling twin of [`shmem_longlong_add`].
  */
 void pshmem_longlong_add(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_alltoall`].
+ */
+int pshmem_longlong_alltoall(shmem_team_t team,
+                             long long *dest,
+                             const long long *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_longlong_alltoalls`].
+ */
+int pshmem_longlong_alltoalls(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              ptrdiff_t dst,
+                              ptrdiff_t sst,
+                              size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_longlong_and_to_all`].
+ */
+void pshmem_longlong_and_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
 
 /**
  * Profiling twin of [`shmem_longlong_atomic_add`].
@@ -7002,6 +8172,23 @@ long long pshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
 void pshmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
 
 /**
+ * Profiling twin of [`shmem_longlong_broadcast`].
+ */
+int pshmem_longlong_broadcast(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nelems,
+                              int PE_root);
+
+/**
+ * Profiling twin of [`shmem_longlong_collect`].
+ */
+int pshmem_longlong_collect(shmem_team_t team,
+                            long long *dest,
+                            const long long *source,
+                            size_t nelems);
+
+/**
  * Profiling twin of [`shmem_longlong_cswap`].
  */
 long long pshmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
@@ -7010,6 +8197,14 @@ long long pshmem_longlong_cswap(long long *dest, long long cond, long long value
  * Profiling twin of [`shmem_longlong_fadd`].
  */
 long long pshmem_longlong_fadd(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_fcollect`].
+ */
+int pshmem_longlong_fcollect(shmem_team_t team,
+                             long long *dest,
+                             const long long *source,
+                             size_t nelems);
 
 /**
  * Profiling twin of [`shmem_longlong_fetch`].
@@ -7084,9 +8279,81 @@ void pshmem_longlong_iput(long long *dest,
                           int pe);
 
 /**
+ * Profiling twin of [`shmem_longlong_max_reduce`].
+ */
+int pshmem_longlong_max_reduce(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_longlong_max_to_all`].
+ */
+void pshmem_longlong_max_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
+
+/**
+ * Profiling twin of [`shmem_longlong_min_reduce`].
+ */
+int pshmem_longlong_min_reduce(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_longlong_min_to_all`].
+ */
+void pshmem_longlong_min_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
+
+/**
+ * Profiling twin of [`shmem_longlong_or_to_all`].
+ */
+void pshmem_longlong_or_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
+
+/**
  * Profiling twin of [`shmem_longlong_p`].
  */
 void pshmem_longlong_p(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_prod_reduce`].
+ */
+int pshmem_longlong_prod_reduce(shmem_team_t team,
+                                long long *dest,
+                                const long long *source,
+                                size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_longlong_prod_to_all`].
+ */
+void pshmem_longlong_prod_to_all(long long *dest,
+                                 const long long *source,
+                                 int nreduce,
+                                 int PE_start,
+                                 int logPE_stride,
+                                 int PE_size,
+                                 long long *pWrk,
+                                 long *pSync);
 
 /**
  * Profiling twin of [`shmem_longlong_put`].
@@ -7124,6 +8391,42 @@ void pshmem_longlong_put_signal_nbi(long long *dest,
  * Profiling twin of [`shmem_longlong_set`].
  */
 void pshmem_longlong_set(long long *dest, long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_longlong_sum_exscan`].
+ */
+int pshmem_longlong_sum_exscan(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_longlong_sum_inscan`].
+ */
+int pshmem_longlong_sum_inscan(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_longlong_sum_reduce`].
+ */
+int pshmem_longlong_sum_reduce(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_longlong_sum_to_all`].
+ */
+void pshmem_longlong_sum_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
 
 /**
  * Profiling twin of [`shmem_longlong_swap`].
@@ -7258,6 +8561,18 @@ size_t pshmem_longlong_wait_until_some_vector(long long *ivars,
                                               const long long *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_longlong_xor_to_all`].
+ */
+void pshmem_longlong_xor_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
+
+/**
  * Profiling twin of [`shmem_malloc`].
  */
 void *pshmem_malloc(size_t size);
@@ -7291,6 +8606,24 @@ void pshmem_pe_quiet(const int *target_pes, size_t npes);
  * Profiling twin of [`shmem_ptr`].
  */
 void *pshmem_ptr(const void *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_alltoall`].
+ */
+int pshmem_ptrdiff_alltoall(shmem_team_t team,
+                            ptrdiff_t *dest,
+                            const ptrdiff_t *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_alltoalls`].
+ */
+int pshmem_ptrdiff_alltoalls(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             ptrdiff_t dst,
+                             ptrdiff_t sst,
+                             size_t nelems);
 
 /**
  * Profiling twin of [`shmem_ptrdiff_atomic_add`].
@@ -7368,6 +8701,31 @@ ptrdiff_t pshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
 void pshmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_ptrdiff_broadcast`].
+ */
+int pshmem_ptrdiff_broadcast(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nelems,
+                             int PE_root);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_collect`].
+ */
+int pshmem_ptrdiff_collect(shmem_team_t team,
+                           ptrdiff_t *dest,
+                           const ptrdiff_t *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_fcollect`].
+ */
+int pshmem_ptrdiff_fcollect(shmem_team_t team,
+                            ptrdiff_t *dest,
+                            const ptrdiff_t *source,
+                            size_t nelems);
+
+/**
  * Profiling twin of [`shmem_ptrdiff_g`].
  */
 ptrdiff_t pshmem_ptrdiff_g(const ptrdiff_t *source, int pe);
@@ -7425,9 +8783,33 @@ void pshmem_ptrdiff_iput(ptrdiff_t *dest,
                          int pe);
 
 /**
+ * Profiling twin of [`shmem_ptrdiff_max_reduce`].
+ */
+int pshmem_ptrdiff_max_reduce(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_min_reduce`].
+ */
+int pshmem_ptrdiff_min_reduce(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_ptrdiff_p`].
  */
 void pshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_prod_reduce`].
+ */
+int pshmem_ptrdiff_prod_reduce(shmem_team_t team,
+                               ptrdiff_t *dest,
+                               const ptrdiff_t *source,
+                               size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ptrdiff_put`].
@@ -7460,6 +8842,30 @@ void pshmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest,
                                    uint64_t signal,
                                    int sig_op,
                                    int pe);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_sum_exscan`].
+ */
+int pshmem_ptrdiff_sum_exscan(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_sum_inscan`].
+ */
+int pshmem_ptrdiff_sum_inscan(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ptrdiff_sum_reduce`].
+ */
+int pshmem_ptrdiff_sum_reduce(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ptrdiff_test`].
@@ -7796,6 +9202,49 @@ void pshmem_quiet(void);
 void *pshmem_realloc(void *ptr, size_t size);
 
 /**
+ * Profiling twin of [`shmem_schar_alltoall`].
+ */
+int pshmem_schar_alltoall(shmem_team_t team,
+                          signed char *dest,
+                          const signed char *source,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_schar_alltoalls`].
+ */
+int pshmem_schar_alltoalls(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_schar_broadcast`].
+ */
+int pshmem_schar_broadcast(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_schar_collect`].
+ */
+int pshmem_schar_collect(shmem_team_t team,
+                         signed char *dest,
+                         const signed char *source,
+                         size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_schar_fcollect`].
+ */
+int pshmem_schar_fcollect(shmem_team_t team,
+                          signed char *dest,
+                          const signed char *source,
+                          size_t nelems);
+
+/**
  * Profiling twin of [`shmem_schar_g`].
  */
 signed char pshmem_schar_g(const signed char *source, int pe);
@@ -7853,9 +9302,33 @@ void pshmem_schar_iput(signed char *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_schar_max_reduce`].
+ */
+int pshmem_schar_max_reduce(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_schar_min_reduce`].
+ */
+int pshmem_schar_min_reduce(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_schar_p`].
  */
 void pshmem_schar_p(signed char *dest, signed char value, int pe);
+
+/**
+ * Profiling twin of [`shmem_schar_prod_reduce`].
+ */
+int pshmem_schar_prod_reduce(shmem_team_t team,
+                             signed char *dest,
+                             const signed char *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_schar_put`].
@@ -7890,9 +9363,79 @@ void pshmem_schar_put_signal_nbi(signed char *dest,
                                  int pe);
 
 /**
+ * Profiling twin of [`shmem_schar_sum_exscan`].
+ */
+int pshmem_schar_sum_exscan(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_schar_sum_inscan`].
+ */
+int pshmem_schar_sum_inscan(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_schar_sum_reduce`].
+ */
+int pshmem_schar_sum_reduce(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_set_lock`].
  */
 void pshmem_set_lock(long *lock);
+
+/**
+ * Profiling twin of [`shmem_short_alltoall`].
+ */
+int pshmem_short_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_short_alltoalls`].
+ */
+int pshmem_short_alltoalls(shmem_team_t team,
+                           short *dest,
+                           const short *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_short_and_to_all`].
+ */
+void pshmem_short_and_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
+
+/**
+ * Profiling twin of [`shmem_short_broadcast`].
+ */
+int pshmem_short_broadcast(shmem_team_t team,
+                           short *dest,
+                           const short *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_short_collect`].
+ */
+int pshmem_short_collect(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_short_fcollect`].
+ */
+int pshmem_short_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems);
 
 /**
  * Profiling twin of [`shmem_short_g`].
@@ -7952,9 +9495,72 @@ void pshmem_short_iput(short *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_short_max_reduce`].
+ */
+int pshmem_short_max_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_short_max_to_all`].
+ */
+void pshmem_short_max_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
+
+/**
+ * Profiling twin of [`shmem_short_min_reduce`].
+ */
+int pshmem_short_min_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_short_min_to_all`].
+ */
+void pshmem_short_min_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
+
+/**
+ * Profiling twin of [`shmem_short_or_to_all`].
+ */
+void pshmem_short_or_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
+
+/**
  * Profiling twin of [`shmem_short_p`].
  */
 void pshmem_short_p(short *dest, short value, int pe);
+
+/**
+ * Profiling twin of [`shmem_short_prod_reduce`].
+ */
+int pshmem_short_prod_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_short_prod_to_all`].
+ */
+void pshmem_short_prod_to_all(short *dest,
+                              const short *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              short *pWrk,
+                              long *pSync);
 
 /**
  * Profiling twin of [`shmem_short_put`].
@@ -7989,6 +9595,33 @@ void pshmem_short_put_signal_nbi(short *dest,
                                  int pe);
 
 /**
+ * Profiling twin of [`shmem_short_sum_exscan`].
+ */
+int pshmem_short_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_short_sum_inscan`].
+ */
+int pshmem_short_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_short_sum_reduce`].
+ */
+int pshmem_short_sum_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_short_sum_to_all`].
+ */
+void pshmem_short_sum_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
+
+/**
  * Profiling twin of [`shmem_short_test`].
  */
 int pshmem_short_test(short *ivar, int cmp, short cmp_value);
@@ -8002,6 +9635,18 @@ void pshmem_short_wait(short *ivar, short cmp_value);
  * Profiling twin of [`shmem_short_wait_until`].
  */
 void pshmem_short_wait_until(short *ivar, int cmp, short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_short_xor_to_all`].
+ */
+void pshmem_short_xor_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
 
 /**
  * Profiling twin of [`shmem_signal_add`].
@@ -8022,6 +9667,26 @@ void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
  * Profiling twin of [`shmem_signal_wait_until`].
  */
 uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/**
+ * Profiling twin of [`shmem_size_alltoall`].
+ */
+int pshmem_size_alltoall(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_size_alltoalls`].
+ */
+int pshmem_size_alltoalls(shmem_team_t team,
+                          size_t *dest,
+                          const size_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_size_and_reduce`].
+ */
+int pshmem_size_and_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_size_atomic_add`].
@@ -8093,6 +9758,25 @@ size_t pshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
 void pshmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_size_broadcast`].
+ */
+int pshmem_size_broadcast(shmem_team_t team,
+                          size_t *dest,
+                          const size_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * Profiling twin of [`shmem_size_collect`].
+ */
+int pshmem_size_collect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_size_fcollect`].
+ */
+int pshmem_size_fcollect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_size_g`].
  */
 size_t pshmem_size_g(const size_t *source, int pe);
@@ -8150,9 +9834,29 @@ void pshmem_size_iput(size_t *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_size_max_reduce`].
+ */
+int pshmem_size_max_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_size_min_reduce`].
+ */
+int pshmem_size_min_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_size_or_reduce`].
+ */
+int pshmem_size_or_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_size_p`].
  */
 void pshmem_size_p(size_t *dest, size_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_size_prod_reduce`].
+ */
+int pshmem_size_prod_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_size_put`].
@@ -8185,6 +9889,21 @@ void pshmem_size_put_signal_nbi(size_t *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_size_sum_exscan`].
+ */
+int pshmem_size_sum_exscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_size_sum_inscan`].
+ */
+int pshmem_size_sum_inscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_size_sum_reduce`].
+ */
+int pshmem_size_sum_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_size_test`].
@@ -8309,14 +10028,138 @@ size_t pshmem_size_wait_until_some_vector(size_t *ivars,
                                           const size_t *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_size_xor_reduce`].
+ */
+int pshmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_sync`].
+ */
+void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/**
  * Profiling twin of [`shmem_sync_all`].
  */
 void pshmem_sync_all(void);
 
 /**
+ * Profiling twin of [`shmem_team_create_ctx`].
+ */
+int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+
+/**
+ * Profiling twin of [`shmem_team_destroy`].
+ */
+void pshmem_team_destroy(shmem_team_t team);
+
+/**
+ * Profiling twin of [`shmem_team_get_config`].
+ */
+int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+
+/**
+ * Profiling twin of [`shmem_team_my_pe`].
+ */
+int pshmem_team_my_pe(shmem_team_t team);
+
+/**
+ * Profiling twin of [`shmem_team_n_pes`].
+ */
+int pshmem_team_n_pes(shmem_team_t team);
+
+/**
+ * Profiling twin of [`shmem_team_ptr`].
+ */
+void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+
+/**
+ * Profiling twin of [`shmem_team_split_2d`].
+ */
+int pshmem_team_split_2d(shmem_team_t parent_team,
+                         int xrange,
+                         const shmem_team_config_t *xaxis_config,
+                         long xaxis_mask,
+                         shmem_team_t *xaxis_team,
+                         const shmem_team_config_t *yaxis_config,
+                         long yaxis_mask,
+                         shmem_team_t *yaxis_team);
+
+/**
+ * Profiling twin of [`shmem_team_split_strided`].
+ */
+int pshmem_team_split_strided(shmem_team_t parent_team,
+                              int start,
+                              int stride,
+                              int size,
+                              const shmem_team_config_t *config,
+                              long config_mask,
+                              shmem_team_t *new_team);
+
+/**
+ * Profiling twin of [`shmem_team_sync`].
+ */
+int pshmem_team_sync(shmem_team_t team);
+
+/**
+ * Profiling twin of [`shmem_team_translate_pe`].
+ */
+int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+
+/**
  * Profiling twin of [`shmem_test_lock`].
  */
 int pshmem_test_lock(long *lock);
+
+/**
+ * Profiling twin of [`shmem_uchar_alltoall`].
+ */
+int pshmem_uchar_alltoall(shmem_team_t team,
+                          unsigned char *dest,
+                          const unsigned char *source,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uchar_alltoalls`].
+ */
+int pshmem_uchar_alltoalls(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uchar_and_reduce`].
+ */
+int pshmem_uchar_and_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uchar_broadcast`].
+ */
+int pshmem_uchar_broadcast(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uchar_collect`].
+ */
+int pshmem_uchar_collect(shmem_team_t team,
+                         unsigned char *dest,
+                         const unsigned char *source,
+                         size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uchar_fcollect`].
+ */
+int pshmem_uchar_fcollect(shmem_team_t team,
+                          unsigned char *dest,
+                          const unsigned char *source,
+                          size_t nelems);
 
 /**
  * Profiling twin of [`shmem_uchar_g`].
@@ -8376,9 +10219,41 @@ void pshmem_uchar_iput(unsigned char *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_uchar_max_reduce`].
+ */
+int pshmem_uchar_max_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uchar_min_reduce`].
+ */
+int pshmem_uchar_min_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uchar_or_reduce`].
+ */
+int pshmem_uchar_or_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uchar_p`].
  */
 void pshmem_uchar_p(unsigned char *dest, unsigned char value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uchar_prod_reduce`].
+ */
+int pshmem_uchar_prod_reduce(shmem_team_t team,
+                             unsigned char *dest,
+                             const unsigned char *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uchar_put`].
@@ -8411,6 +10286,86 @@ void pshmem_uchar_put_signal_nbi(unsigned char *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_uchar_sum_exscan`].
+ */
+int pshmem_uchar_sum_exscan(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uchar_sum_inscan`].
+ */
+int pshmem_uchar_sum_inscan(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uchar_sum_reduce`].
+ */
+int pshmem_uchar_sum_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uchar_xor_reduce`].
+ */
+int pshmem_uchar_xor_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint16_alltoall`].
+ */
+int pshmem_uint16_alltoall(shmem_team_t team,
+                           uint16_t *dest,
+                           const uint16_t *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint16_alltoalls`].
+ */
+int pshmem_uint16_alltoalls(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint16_and_reduce`].
+ */
+int pshmem_uint16_and_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint16_broadcast`].
+ */
+int pshmem_uint16_broadcast(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uint16_collect`].
+ */
+int pshmem_uint16_collect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint16_fcollect`].
+ */
+int pshmem_uint16_fcollect(shmem_team_t team,
+                           uint16_t *dest,
+                           const uint16_t *source,
+                           size_t nelems);
 
 /**
  * Profiling twin of [`shmem_uint16_g`].
@@ -8470,9 +10425,41 @@ void pshmem_uint16_iput(uint16_t *dest,
                         int pe);
 
 /**
+ * Profiling twin of [`shmem_uint16_max_reduce`].
+ */
+int pshmem_uint16_max_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint16_min_reduce`].
+ */
+int pshmem_uint16_min_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint16_or_reduce`].
+ */
+int pshmem_uint16_or_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint16_p`].
  */
 void pshmem_uint16_p(uint16_t *dest, uint16_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint16_prod_reduce`].
+ */
+int pshmem_uint16_prod_reduce(shmem_team_t team,
+                              uint16_t *dest,
+                              const uint16_t *source,
+                              size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint16_put`].
@@ -8505,6 +10492,64 @@ void pshmem_uint16_put_signal_nbi(uint16_t *dest,
                                   uint64_t signal,
                                   int sig_op,
                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_uint16_sum_exscan`].
+ */
+int pshmem_uint16_sum_exscan(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint16_sum_inscan`].
+ */
+int pshmem_uint16_sum_inscan(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint16_sum_reduce`].
+ */
+int pshmem_uint16_sum_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint16_xor_reduce`].
+ */
+int pshmem_uint16_xor_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint32_alltoall`].
+ */
+int pshmem_uint32_alltoall(shmem_team_t team,
+                           uint32_t *dest,
+                           const uint32_t *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint32_alltoalls`].
+ */
+int pshmem_uint32_alltoalls(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint32_and_reduce`].
+ */
+int pshmem_uint32_and_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint32_atomic_add`].
@@ -8621,6 +10666,28 @@ void pshmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t val
 void pshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint32_broadcast`].
+ */
+int pshmem_uint32_broadcast(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uint32_collect`].
+ */
+int pshmem_uint32_collect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint32_fcollect`].
+ */
+int pshmem_uint32_fcollect(shmem_team_t team,
+                           uint32_t *dest,
+                           const uint32_t *source,
+                           size_t nelems);
+
+/**
  * Profiling twin of [`shmem_uint32_g`].
  */
 uint32_t pshmem_uint32_g(const uint32_t *source, int pe);
@@ -8678,9 +10745,41 @@ void pshmem_uint32_iput(uint32_t *dest,
                         int pe);
 
 /**
+ * Profiling twin of [`shmem_uint32_max_reduce`].
+ */
+int pshmem_uint32_max_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint32_min_reduce`].
+ */
+int pshmem_uint32_min_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint32_or_reduce`].
+ */
+int pshmem_uint32_or_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint32_p`].
  */
 void pshmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_prod_reduce`].
+ */
+int pshmem_uint32_prod_reduce(shmem_team_t team,
+                              uint32_t *dest,
+                              const uint32_t *source,
+                              size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint32_put`].
@@ -8713,6 +10812,30 @@ void pshmem_uint32_put_signal_nbi(uint32_t *dest,
                                   uint64_t signal,
                                   int sig_op,
                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_uint32_sum_exscan`].
+ */
+int pshmem_uint32_sum_exscan(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint32_sum_inscan`].
+ */
+int pshmem_uint32_sum_inscan(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint32_sum_reduce`].
+ */
+int pshmem_uint32_sum_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint32_test`].
@@ -8837,6 +10960,40 @@ size_t pshmem_uint32_wait_until_some_vector(uint32_t *ivars,
                                             const uint32_t *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_uint32_xor_reduce`].
+ */
+int pshmem_uint32_xor_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint64_alltoall`].
+ */
+int pshmem_uint64_alltoall(shmem_team_t team,
+                           uint64_t *dest,
+                           const uint64_t *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint64_alltoalls`].
+ */
+int pshmem_uint64_alltoalls(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint64_and_reduce`].
+ */
+int pshmem_uint64_and_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint64_atomic_add`].
  */
 void pshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
@@ -8951,6 +11108,28 @@ void pshmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t val
 void pshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint64_broadcast`].
+ */
+int pshmem_uint64_broadcast(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uint64_collect`].
+ */
+int pshmem_uint64_collect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint64_fcollect`].
+ */
+int pshmem_uint64_fcollect(shmem_team_t team,
+                           uint64_t *dest,
+                           const uint64_t *source,
+                           size_t nelems);
+
+/**
  * Profiling twin of [`shmem_uint64_g`].
  */
 uint64_t pshmem_uint64_g(const uint64_t *source, int pe);
@@ -9008,9 +11187,41 @@ void pshmem_uint64_iput(uint64_t *dest,
                         int pe);
 
 /**
+ * Profiling twin of [`shmem_uint64_max_reduce`].
+ */
+int pshmem_uint64_max_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint64_min_reduce`].
+ */
+int pshmem_uint64_min_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint64_or_reduce`].
+ */
+int pshmem_uint64_or_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint64_p`].
  */
 void pshmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_prod_reduce`].
+ */
+int pshmem_uint64_prod_reduce(shmem_team_t team,
+                              uint64_t *dest,
+                              const uint64_t *source,
+                              size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint64_put`].
@@ -9043,6 +11254,30 @@ void pshmem_uint64_put_signal_nbi(uint64_t *dest,
                                   uint64_t signal,
                                   int sig_op,
                                   int pe);
+
+/**
+ * Profiling twin of [`shmem_uint64_sum_exscan`].
+ */
+int pshmem_uint64_sum_exscan(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint64_sum_inscan`].
+ */
+int pshmem_uint64_sum_inscan(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint64_sum_reduce`].
+ */
+int pshmem_uint64_sum_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint64_test`].
@@ -9167,6 +11402,56 @@ size_t pshmem_uint64_wait_until_some_vector(uint64_t *ivars,
                                             const uint64_t *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_uint64_xor_reduce`].
+ */
+int pshmem_uint64_xor_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint8_alltoall`].
+ */
+int pshmem_uint8_alltoall(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint8_alltoalls`].
+ */
+int pshmem_uint8_alltoalls(shmem_team_t team,
+                           uint8_t *dest,
+                           const uint8_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint8_and_reduce`].
+ */
+int pshmem_uint8_and_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint8_broadcast`].
+ */
+int pshmem_uint8_broadcast(shmem_team_t team,
+                           uint8_t *dest,
+                           const uint8_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uint8_collect`].
+ */
+int pshmem_uint8_collect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint8_fcollect`].
+ */
+int pshmem_uint8_fcollect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
  * Profiling twin of [`shmem_uint8_g`].
  */
 uint8_t pshmem_uint8_g(const uint8_t *source, int pe);
@@ -9224,9 +11509,38 @@ void pshmem_uint8_iput(uint8_t *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_uint8_max_reduce`].
+ */
+int pshmem_uint8_max_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint8_min_reduce`].
+ */
+int pshmem_uint8_min_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint8_or_reduce`].
+ */
+int pshmem_uint8_or_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint8_p`].
  */
 void pshmem_uint8_p(uint8_t *dest, uint8_t value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint8_prod_reduce`].
+ */
+int pshmem_uint8_prod_reduce(shmem_team_t team,
+                             uint8_t *dest,
+                             const uint8_t *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint8_put`].
@@ -9259,6 +11573,58 @@ void pshmem_uint8_put_signal_nbi(uint8_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_uint8_sum_exscan`].
+ */
+int pshmem_uint8_sum_exscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint8_sum_inscan`].
+ */
+int pshmem_uint8_sum_inscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint8_sum_reduce`].
+ */
+int pshmem_uint8_sum_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint8_xor_reduce`].
+ */
+int pshmem_uint8_xor_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint_alltoall`].
+ */
+int pshmem_uint_alltoall(shmem_team_t team,
+                         unsigned int *dest,
+                         const unsigned int *source,
+                         size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint_alltoalls`].
+ */
+int pshmem_uint_alltoalls(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint_and_reduce`].
+ */
+int pshmem_uint_and_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint_atomic_add`].
@@ -9393,6 +11759,31 @@ void pshmem_uint_atomic_swap_nbi(unsigned int *fetch,
 void pshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
 
 /**
+ * Profiling twin of [`shmem_uint_broadcast`].
+ */
+int pshmem_uint_broadcast(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * Profiling twin of [`shmem_uint_collect`].
+ */
+int pshmem_uint_collect(shmem_team_t team,
+                        unsigned int *dest,
+                        const unsigned int *source,
+                        size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint_fcollect`].
+ */
+int pshmem_uint_fcollect(shmem_team_t team,
+                         unsigned int *dest,
+                         const unsigned int *source,
+                         size_t nelems);
+
+/**
  * Profiling twin of [`shmem_uint_g`].
  */
 unsigned int pshmem_uint_g(const unsigned int *source, int pe);
@@ -9450,9 +11841,41 @@ void pshmem_uint_iput(unsigned int *dest,
                       int pe);
 
 /**
+ * Profiling twin of [`shmem_uint_max_reduce`].
+ */
+int pshmem_uint_max_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint_min_reduce`].
+ */
+int pshmem_uint_min_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_uint_or_reduce`].
+ */
+int pshmem_uint_or_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_uint_p`].
  */
 void pshmem_uint_p(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_prod_reduce`].
+ */
+int pshmem_uint_prod_reduce(shmem_team_t team,
+                            unsigned int *dest,
+                            const unsigned int *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint_put`].
@@ -9485,6 +11908,30 @@ void pshmem_uint_put_signal_nbi(unsigned int *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * Profiling twin of [`shmem_uint_sum_exscan`].
+ */
+int pshmem_uint_sum_exscan(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint_sum_inscan`].
+ */
+int pshmem_uint_sum_inscan(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_uint_sum_reduce`].
+ */
+int pshmem_uint_sum_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_uint_test`].
@@ -9607,6 +12054,40 @@ size_t pshmem_uint_wait_until_some_vector(unsigned int *ivars,
                                           const int *status,
                                           int cmp,
                                           const unsigned int *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_uint_xor_reduce`].
+ */
+int pshmem_uint_xor_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulong_alltoall`].
+ */
+int pshmem_ulong_alltoall(shmem_team_t team,
+                          unsigned long *dest,
+                          const unsigned long *source,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulong_alltoalls`].
+ */
+int pshmem_ulong_alltoalls(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulong_and_reduce`].
+ */
+int pshmem_ulong_and_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulong_atomic_add`].
@@ -9741,6 +12222,31 @@ void pshmem_ulong_atomic_swap_nbi(unsigned long *fetch,
 void pshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
 
 /**
+ * Profiling twin of [`shmem_ulong_broadcast`].
+ */
+int pshmem_ulong_broadcast(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * Profiling twin of [`shmem_ulong_collect`].
+ */
+int pshmem_ulong_collect(shmem_team_t team,
+                         unsigned long *dest,
+                         const unsigned long *source,
+                         size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulong_fcollect`].
+ */
+int pshmem_ulong_fcollect(shmem_team_t team,
+                          unsigned long *dest,
+                          const unsigned long *source,
+                          size_t nelems);
+
+/**
  * Profiling twin of [`shmem_ulong_g`].
  */
 unsigned long pshmem_ulong_g(const unsigned long *source, int pe);
@@ -9798,9 +12304,41 @@ void pshmem_ulong_iput(unsigned long *dest,
                        int pe);
 
 /**
+ * Profiling twin of [`shmem_ulong_max_reduce`].
+ */
+int pshmem_ulong_max_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulong_min_reduce`].
+ */
+int pshmem_ulong_min_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulong_or_reduce`].
+ */
+int pshmem_ulong_or_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_ulong_p`].
  */
 void pshmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_prod_reduce`].
+ */
+int pshmem_ulong_prod_reduce(shmem_team_t team,
+                             unsigned long *dest,
+                             const unsigned long *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulong_put`].
@@ -9833,6 +12371,30 @@ void pshmem_ulong_put_signal_nbi(unsigned long *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * Profiling twin of [`shmem_ulong_sum_exscan`].
+ */
+int pshmem_ulong_sum_exscan(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulong_sum_inscan`].
+ */
+int pshmem_ulong_sum_inscan(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulong_sum_reduce`].
+ */
+int pshmem_ulong_sum_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulong_test`].
@@ -9955,6 +12517,40 @@ size_t pshmem_ulong_wait_until_some_vector(unsigned long *ivars,
                                            const int *status,
                                            int cmp,
                                            const unsigned long *cmp_values);
+
+/**
+ * Profiling twin of [`shmem_ulong_xor_reduce`].
+ */
+int pshmem_ulong_xor_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_alltoall`].
+ */
+int pshmem_ulonglong_alltoall(shmem_team_t team,
+                              unsigned long long *dest,
+                              const unsigned long long *source,
+                              size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_alltoalls`].
+ */
+int pshmem_ulonglong_alltoalls(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               ptrdiff_t dst,
+                               ptrdiff_t sst,
+                               size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_and_reduce`].
+ */
+int pshmem_ulonglong_and_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulonglong_atomic_add`].
@@ -10103,6 +12699,31 @@ void pshmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch,
 void pshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
 
 /**
+ * Profiling twin of [`shmem_ulonglong_broadcast`].
+ */
+int pshmem_ulonglong_broadcast(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nelems,
+                               int PE_root);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_collect`].
+ */
+int pshmem_ulonglong_collect(shmem_team_t team,
+                             unsigned long long *dest,
+                             const unsigned long long *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_fcollect`].
+ */
+int pshmem_ulonglong_fcollect(shmem_team_t team,
+                              unsigned long long *dest,
+                              const unsigned long long *source,
+                              size_t nelems);
+
+/**
  * Profiling twin of [`shmem_ulonglong_g`].
  */
 unsigned long long pshmem_ulonglong_g(const unsigned long long *source, int pe);
@@ -10166,9 +12787,41 @@ void pshmem_ulonglong_iput(unsigned long long *dest,
                            int pe);
 
 /**
+ * Profiling twin of [`shmem_ulonglong_max_reduce`].
+ */
+int pshmem_ulonglong_max_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_min_reduce`].
+ */
+int pshmem_ulonglong_min_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_or_reduce`].
+ */
+int pshmem_ulonglong_or_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_ulonglong_p`].
  */
 void pshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_prod_reduce`].
+ */
+int pshmem_ulonglong_prod_reduce(shmem_team_t team,
+                                 unsigned long long *dest,
+                                 const unsigned long long *source,
+                                 size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulonglong_put`].
@@ -10207,6 +12860,30 @@ void pshmem_ulonglong_put_signal_nbi(unsigned long long *dest,
                                      uint64_t signal,
                                      int sig_op,
                                      int pe);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_sum_exscan`].
+ */
+int pshmem_ulonglong_sum_exscan(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_sum_inscan`].
+ */
+int pshmem_ulonglong_sum_inscan(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ulonglong_sum_reduce`].
+ */
+int pshmem_ulonglong_sum_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ulonglong_test`].
@@ -10331,6 +13008,65 @@ size_t pshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars,
                                                const unsigned long long *cmp_values);
 
 /**
+ * Profiling twin of [`shmem_ulonglong_xor_reduce`].
+ */
+int pshmem_ulonglong_xor_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ushort_alltoall`].
+ */
+int pshmem_ushort_alltoall(shmem_team_t team,
+                           unsigned short *dest,
+                           const unsigned short *source,
+                           size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ushort_alltoalls`].
+ */
+int pshmem_ushort_alltoalls(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ushort_and_reduce`].
+ */
+int pshmem_ushort_and_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ushort_broadcast`].
+ */
+int pshmem_ushort_broadcast(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * Profiling twin of [`shmem_ushort_collect`].
+ */
+int pshmem_ushort_collect(shmem_team_t team,
+                          unsigned short *dest,
+                          const unsigned short *source,
+                          size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ushort_fcollect`].
+ */
+int pshmem_ushort_fcollect(shmem_team_t team,
+                           unsigned short *dest,
+                           const unsigned short *source,
+                           size_t nelems);
+
+/**
  * Profiling twin of [`shmem_ushort_g`].
  */
 unsigned short pshmem_ushort_g(const unsigned short *source, int pe);
@@ -10391,9 +13127,41 @@ void pshmem_ushort_iput(unsigned short *dest,
                         int pe);
 
 /**
+ * Profiling twin of [`shmem_ushort_max_reduce`].
+ */
+int pshmem_ushort_max_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ushort_min_reduce`].
+ */
+int pshmem_ushort_min_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
+
+/**
+ * Profiling twin of [`shmem_ushort_or_reduce`].
+ */
+int pshmem_ushort_or_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_ushort_p`].
  */
 void pshmem_ushort_p(unsigned short *dest, unsigned short value, int pe);
+
+/**
+ * Profiling twin of [`shmem_ushort_prod_reduce`].
+ */
+int pshmem_ushort_prod_reduce(shmem_team_t team,
+                              unsigned short *dest,
+                              const unsigned short *source,
+                              size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_ushort_put`].
@@ -10431,6 +13199,30 @@ void pshmem_ushort_put_signal_nbi(unsigned short *dest,
                                   int pe);
 
 /**
+ * Profiling twin of [`shmem_ushort_sum_exscan`].
+ */
+int pshmem_ushort_sum_exscan(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ushort_sum_inscan`].
+ */
+int pshmem_ushort_sum_inscan(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nelems);
+
+/**
+ * Profiling twin of [`shmem_ushort_sum_reduce`].
+ */
+int pshmem_ushort_sum_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
+
+/**
  * Profiling twin of [`shmem_ushort_test`].
  */
 int pshmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
@@ -10439,6 +13231,14 @@ int pshmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
  * Profiling twin of [`shmem_ushort_wait_until`].
  */
 void pshmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * Profiling twin of [`shmem_ushort_xor_reduce`].
+ */
+int pshmem_ushort_xor_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
 
 /**
  * Profiling twin of [`shmem_wait`].
@@ -10481,77 +13281,162 @@ void pstart_pes(int npes);
 extern "C" {
 #endif
 
-/* Profiling twin of `shmem_longdouble_put`. */
-void pshmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_put`. */
-void pshmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_longdouble_p`. */
-void pshmem_longdouble_p(long double *dest, long double value, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_p`. */
-void pshmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
-
-/* Profiling twin of `shmem_longdouble_iput`. */
-void pshmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_iput`. */
-void pshmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_longdouble_ibput`. */
-void pshmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_ibput`. */
-void pshmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
-
-/* Profiling twin of `shmem_longdouble_get`. */
-void pshmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
+/* Profiling twin of `shmem_ctx_longdouble_g`. */
+long double pshmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);
 
 /* Profiling twin of `shmem_ctx_longdouble_get`. */
 void pshmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
-/* Profiling twin of `shmem_longdouble_g`. */
-long double pshmem_longdouble_g(const long double *source, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_g`. */
-long double pshmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);
-
-/* Profiling twin of `shmem_longdouble_iget`. */
-void pshmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_ctx_longdouble_iget`. */
-void pshmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* Profiling twin of `shmem_longdouble_ibget`. */
-void pshmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+/* Profiling twin of `shmem_ctx_longdouble_get_nbi`. */
+void pshmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
 /* Profiling twin of `shmem_ctx_longdouble_ibget`. */
 void pshmem_ctx_longdouble_ibget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 
-/* Profiling twin of `shmem_longdouble_put_nbi`. */
-void pshmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe);
+/* Profiling twin of `shmem_ctx_longdouble_ibput`. */
+void pshmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_iget`. */
+void pshmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_iput`. */
+void pshmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_p`. */
+void pshmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_put`. */
+void pshmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
 /* Profiling twin of `shmem_ctx_longdouble_put_nbi`. */
 void pshmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
+/* Profiling twin of `shmem_ctx_longdouble_put_signal`. */
+void pshmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Profiling twin of `shmem_ctx_longdouble_put_signal_nbi`. */
+void pshmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Profiling twin of `shmem_longdouble_alltoall`. */
+int pshmem_longdouble_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_alltoalls`. */
+int pshmem_longdouble_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_broadcast`. */
+int pshmem_longdouble_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root);
+
+/* Profiling twin of `shmem_longdouble_collect`. */
+int pshmem_longdouble_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_fcollect`. */
+int pshmem_longdouble_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_g`. */
+long double pshmem_longdouble_g(const long double *source, int pe);
+
+/* Profiling twin of `shmem_longdouble_get`. */
+void pshmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
+
 /* Profiling twin of `shmem_longdouble_get_nbi`. */
 void pshmem_longdouble_get_nbi(long double *dest, const long double *source, size_t nelems, int pe);
 
-/* Profiling twin of `shmem_ctx_longdouble_get_nbi`. */
-void pshmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+/* Profiling twin of `shmem_longdouble_ibget`. */
+void pshmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* Profiling twin of `shmem_longdouble_ibput`. */
+void pshmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* Profiling twin of `shmem_longdouble_iget`. */
+void pshmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_longdouble_iput`. */
+void pshmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_longdouble_max_reduce`. */
+int pshmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* Profiling twin of `shmem_longdouble_max_to_all`. */
+void pshmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_longdouble_min_reduce`. */
+int pshmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* Profiling twin of `shmem_longdouble_min_to_all`. */
+void pshmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_longdouble_p`. */
+void pshmem_longdouble_p(long double *dest, long double value, int pe);
+
+/* Profiling twin of `shmem_longdouble_prod_reduce`. */
+int pshmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* Profiling twin of `shmem_longdouble_prod_to_all`. */
+void pshmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_longdouble_put`. */
+void pshmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
+
+/* Profiling twin of `shmem_longdouble_put_nbi`. */
+void pshmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe);
 
 /* Profiling twin of `shmem_longdouble_put_signal`. */
 void pshmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
-/* Profiling twin of `shmem_ctx_longdouble_put_signal`. */
-void pshmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-
 /* Profiling twin of `shmem_longdouble_put_signal_nbi`. */
 void pshmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
-/* Profiling twin of `shmem_ctx_longdouble_put_signal_nbi`. */
-void pshmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+/* Profiling twin of `shmem_longdouble_sum_exscan`. */
+int pshmem_longdouble_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_sum_inscan`. */
+int pshmem_longdouble_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* Profiling twin of `shmem_longdouble_sum_reduce`. */
+int pshmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* Profiling twin of `shmem_longdouble_sum_to_all`. */
+void pshmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+#if !defined(__cplusplus) /* C++ has no _Complex */
+
+/* Profiling twin of `shmem_complexd_prod_reduce`. */
+int pshmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexd_prod_to_all`. */
+void pshmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexd_sum_exscan`. */
+int pshmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexd_sum_inscan`. */
+int pshmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexd_sum_reduce`. */
+int pshmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexd_sum_to_all`. */
+void pshmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexf_prod_reduce`. */
+int pshmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexf_prod_to_all`. */
+void pshmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexf_sum_exscan`. */
+int pshmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexf_sum_inscan`. */
+int pshmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexf_sum_reduce`. */
+int pshmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexf_sum_to_all`. */
+void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
+
+#endif /* !__cplusplus */
 
 #ifdef __cplusplus
 }  /* extern "C" */

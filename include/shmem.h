@@ -219,24 +219,14 @@ typedef struct rshmem_team rshmem_team;
 #define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
 
 /**
- * A communication context handle (OpenSHMEM 1.6 §9.5).
- */
-typedef rshmem_ctx *shmem_ctx_t;
-
-/**
  * A team handle (OpenSHMEM 1.6 §9.4).
  */
 typedef rshmem_team *shmem_team_t;
 
 /**
- * Team configuration (§9.4): `typedef struct { int num_contexts; } shmem_team_config_t;`.
+ * A communication context handle (OpenSHMEM 1.6 §9.5).
  */
-typedef struct {
-    /**
-     * Contexts the team expects to create (read when the mask has `SHMEM_TEAM_NUM_CONTEXTS`).
-     */
-    int num_contexts;
-} shmem_team_config_t;
+typedef rshmem_ctx *shmem_ctx_t;
 
 /**
  * Context session configuration (§9.5): `typedef struct { size_t total_ops; } shmem_ctx_session_config_t;`.
@@ -248,6 +238,16 @@ typedef struct {
     size_t total_ops;
 } shmem_ctx_session_config_t;
 
+/**
+ * Team configuration (§9.4): `typedef struct { int num_contexts; } shmem_team_config_t;`.
+ */
+typedef struct {
+    /**
+     * Contexts the team expects to create (read when the mask has `SHMEM_TEAM_NUM_CONTEXTS`).
+     */
+    int num_contexts;
+} shmem_team_config_t;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -256,6 +256,16 @@ extern "C" {
  * The default context: operations on it complete at `shmem_quiet` (OpenSHMEM 1.6 §9.5).
  */
 extern const shmem_ctx_t SHMEM_CTX_DEFAULT;
+
+/**
+ * The team of the PEs that share memory with this one: every PE, since a job runs on one node.
+ */
+extern const shmem_team_t SHMEM_TEAM_SHARED;
+
+/**
+ * The team of every PE of the program (OpenSHMEM 1.6 §9.4).
+ */
+extern const shmem_team_t SHMEM_TEAM_WORLD;
 
 /**
  * `_my_pe` (OpenSHMEM 1.6, backmatter.tex). Deprecated since 1.2; replaced by `shmem_my_pe`.
@@ -288,14 +298,149 @@ int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_align(size_t alignment, size_t size);
 
 /**
+ * `shmem_alltoall32` (OpenSHMEM 1.6, shmem_alltoall.tex). Deprecated since 1.5.
+ */
+void shmem_alltoall32(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * `shmem_alltoall64` (OpenSHMEM 1.6, shmem_alltoall.tex). Deprecated since 1.5.
+ */
+void shmem_alltoall64(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * `shmem_alltoallmem` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/**
+ * `shmem_alltoalls32` (OpenSHMEM 1.6, shmem_alltoalls.tex). Deprecated since 1.5.
+ */
+void shmem_alltoalls32(void *dest,
+                       const void *source,
+                       ptrdiff_t dst,
+                       ptrdiff_t sst,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * `shmem_alltoalls64` (OpenSHMEM 1.6, shmem_alltoalls.tex). Deprecated since 1.5.
+ */
+void shmem_alltoalls64(void *dest,
+                       const void *source,
+                       ptrdiff_t dst,
+                       ptrdiff_t sst,
+                       size_t nelems,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * `shmem_alltoallsmem` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_alltoallsmem(shmem_team_t team,
+                       void *dest,
+                       const void *source,
+                       ptrdiff_t dst,
+                       ptrdiff_t sst,
+                       size_t nelems);
+
+/**
+ * `shmem_barrier` (OpenSHMEM 1.6, shmem_barrier.tex). Deprecated since 1.5.
+ */
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/**
  * `shmem_barrier_all` (OpenSHMEM 1.6, shmem_barrier_all.tex).
  */
 void shmem_barrier_all(void);
 
 /**
+ * `shmem_broadcast32` (OpenSHMEM 1.6, shmem_broadcast.tex). Deprecated since 1.5.
+ */
+void shmem_broadcast32(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_root,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * `shmem_broadcast64` (OpenSHMEM 1.6, shmem_broadcast.tex). Deprecated since 1.5.
+ */
+void shmem_broadcast64(void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_root,
+                       int PE_start,
+                       int logPE_stride,
+                       int PE_size,
+                       long *pSync);
+
+/**
+ * `shmem_broadcastmem` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_broadcastmem(shmem_team_t team,
+                       void *dest,
+                       const void *source,
+                       size_t nelems,
+                       int PE_root);
+
+/**
  * `shmem_calloc` (OpenSHMEM 1.6, shmem_calloc.tex).
  */
 void *shmem_calloc(size_t count, size_t size);
+
+/**
+ * `shmem_char_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_char_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * `shmem_char_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_char_alltoalls(shmem_team_t team,
+                         char *dest,
+                         const char *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * `shmem_char_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_char_broadcast(shmem_team_t team,
+                         char *dest,
+                         const char *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * `shmem_char_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_char_collect(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * `shmem_char_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_char_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems);
 
 /**
  * `shmem_char_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -355,9 +500,24 @@ void shmem_char_iput(char *dest,
                      int pe);
 
 /**
+ * `shmem_char_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_char_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * `shmem_char_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_char_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
  * `shmem_char_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_char_p(char *dest, char value, int pe);
+
+/**
+ * `shmem_char_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_char_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
 
 /**
  * `shmem_char_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -392,9 +552,51 @@ void shmem_char_put_signal_nbi(char *dest,
                                int pe);
 
 /**
+ * `shmem_char_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_char_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * `shmem_char_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_char_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * `shmem_char_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_char_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
  * `shmem_clear_lock` (OpenSHMEM 1.6, shmem_lock.tex).
  */
 void shmem_clear_lock(long *lock);
+
+/**
+ * `shmem_collect32` (OpenSHMEM 1.6, shmem_collect.tex). Deprecated since 1.5.
+ */
+void shmem_collect32(void *dest,
+                     const void *source,
+                     size_t nelems,
+                     int PE_start,
+                     int logPE_stride,
+                     int PE_size,
+                     long *pSync);
+
+/**
+ * `shmem_collect64` (OpenSHMEM 1.6, shmem_collect.tex). Deprecated since 1.5.
+ */
+void shmem_collect64(void *dest,
+                     const void *source,
+                     size_t nelems,
+                     int PE_start,
+                     int logPE_stride,
+                     int PE_size,
+                     long *pSync);
+
+/**
+ * `shmem_collectmem` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * `shmem_ctx_char_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -495,6 +697,16 @@ void shmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx,
                                    uint64_t signal,
                                    int sig_op,
                                    int pe);
+
+/**
+ * `shmem_ctx_create` (OpenSHMEM 1.6, shmem_ctx_create.tex).
+ */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+
+/**
+ * `shmem_ctx_destroy` (OpenSHMEM 1.6, shmem_ctx_destroy.tex).
+ */
+void shmem_ctx_destroy(shmem_ctx_t ctx);
 
 /**
  * `shmem_ctx_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
@@ -835,6 +1047,11 @@ void shmem_ctx_get8(shmem_ctx_t ctx, void *dest, const void *source, size_t nele
  * `shmem_ctx_get8_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex).
  */
 void shmem_ctx_get8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+
+/**
+ * `shmem_ctx_get_team` (OpenSHMEM 1.6, shmem_ctx_get_team.tex).
+ */
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /**
  * `shmem_ctx_getmem` (OpenSHMEM 1.6, shmem_get.tex).
@@ -2903,6 +3120,19 @@ void shmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx,
                                     uint64_t signal,
                                     int sig_op,
                                     int pe);
+
+/**
+ * `shmem_ctx_session_start` (OpenSHMEM 1.6, shmem_ctx_session_start.tex).
+ */
+void shmem_ctx_session_start(shmem_ctx_t ctx,
+                             long options,
+                             const shmem_ctx_session_config_t *config,
+                             long config_mask);
+
+/**
+ * `shmem_ctx_session_stop` (OpenSHMEM 1.6, shmem_ctx_session_stop.tex).
+ */
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /**
  * `shmem_ctx_short_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -5049,6 +5279,21 @@ void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx,
                                      int pe);
 
 /**
+ * `shmem_double_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_double_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * `shmem_double_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_double_alltoalls(shmem_team_t team,
+                           double *dest,
+                           const double *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
  * `shmem_double_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
  */
 double shmem_double_atomic_fetch(const double *source, int pe);
@@ -5072,6 +5317,25 @@ double shmem_double_atomic_swap(double *dest, double value, int pe);
  * `shmem_double_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
  */
 void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+
+/**
+ * `shmem_double_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_double_broadcast(shmem_team_t team,
+                           double *dest,
+                           const double *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * `shmem_double_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_double_collect(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * `shmem_double_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_double_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems);
 
 /**
  * `shmem_double_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
@@ -5136,9 +5400,60 @@ void shmem_double_iput(double *dest,
                        int pe);
 
 /**
+ * `shmem_double_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_double_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * `shmem_double_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_double_max_to_all(double *dest,
+                             const double *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             double *pWrk,
+                             long *pSync);
+
+/**
+ * `shmem_double_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * `shmem_double_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_double_min_to_all(double *dest,
+                             const double *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             double *pWrk,
+                             long *pSync);
+
+/**
  * `shmem_double_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_double_p(double *dest, double value, int pe);
+
+/**
+ * `shmem_double_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_double_prod_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * `shmem_double_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_double_prod_to_all(double *dest,
+                              const double *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              double *pWrk,
+                              long *pSync);
 
 /**
  * `shmem_double_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -5178,9 +5493,63 @@ void shmem_double_put_signal_nbi(double *dest,
 void shmem_double_set(double *dest, double value, int pe);
 
 /**
+ * `shmem_double_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_double_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * `shmem_double_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_double_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * `shmem_double_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_double_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * `shmem_double_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_double_sum_to_all(double *dest,
+                             const double *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             double *pWrk,
+                             long *pSync);
+
+/**
  * `shmem_double_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
  */
 double shmem_double_swap(double *dest, double value, int pe);
+
+/**
+ * `shmem_fcollect32` (OpenSHMEM 1.6, shmem_collect.tex). Deprecated since 1.5.
+ */
+void shmem_fcollect32(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * `shmem_fcollect64` (OpenSHMEM 1.6, shmem_collect.tex). Deprecated since 1.5.
+ */
+void shmem_fcollect64(void *dest,
+                      const void *source,
+                      size_t nelems,
+                      int PE_start,
+                      int logPE_stride,
+                      int PE_size,
+                      long *pSync);
+
+/**
+ * `shmem_fcollectmem` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * `shmem_fence` (OpenSHMEM 1.6, shmem_fence.tex).
@@ -5191,6 +5560,21 @@ void shmem_fence(void);
  * `shmem_finalize` (OpenSHMEM 1.6, shmem_finalize.tex).
  */
 void shmem_finalize(void);
+
+/**
+ * `shmem_float_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * `shmem_float_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_float_alltoalls(shmem_team_t team,
+                          float *dest,
+                          const float *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
 
 /**
  * `shmem_float_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex).
@@ -5216,6 +5600,25 @@ float shmem_float_atomic_swap(float *dest, float value, int pe);
  * `shmem_float_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex).
  */
 void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+
+/**
+ * `shmem_float_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_float_broadcast(shmem_team_t team,
+                          float *dest,
+                          const float *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_float_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_float_collect(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * `shmem_float_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_float_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems);
 
 /**
  * `shmem_float_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
@@ -5280,9 +5683,60 @@ void shmem_float_iput(float *dest,
                       int pe);
 
 /**
+ * `shmem_float_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_float_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * `shmem_float_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_float_max_to_all(float *dest,
+                            const float *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            float *pWrk,
+                            long *pSync);
+
+/**
+ * `shmem_float_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * `shmem_float_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_float_min_to_all(float *dest,
+                            const float *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            float *pWrk,
+                            long *pSync);
+
+/**
  * `shmem_float_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_float_p(float *dest, float value, int pe);
+
+/**
+ * `shmem_float_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_float_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * `shmem_float_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_float_prod_to_all(float *dest,
+                             const float *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             float *pWrk,
+                             long *pSync);
 
 /**
  * `shmem_float_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -5320,6 +5774,33 @@ void shmem_float_put_signal_nbi(float *dest,
  * `shmem_float_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_float_set(float *dest, float value, int pe);
+
+/**
+ * `shmem_float_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_float_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * `shmem_float_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_float_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * `shmem_float_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * `shmem_float_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_float_sum_to_all(float *dest,
+                            const float *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            float *pWrk,
+                            long *pSync);
 
 /**
  * `shmem_float_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
@@ -5577,6 +6058,45 @@ void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
 
 /**
+ * `shmem_int16_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_int16_alltoall(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * `shmem_int16_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_int16_alltoalls(shmem_team_t team,
+                          int16_t *dest,
+                          const int16_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_int16_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * `shmem_int16_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_int16_broadcast(shmem_team_t team,
+                          int16_t *dest,
+                          const int16_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_int16_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int16_collect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * `shmem_int16_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int16_fcollect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
  * `shmem_int16_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int16_t shmem_int16_g(const int16_t *source, int pe);
@@ -5634,9 +6154,32 @@ void shmem_int16_iput(int16_t *dest,
                       int pe);
 
 /**
+ * `shmem_int16_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_max_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * `shmem_int16_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_min_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * `shmem_int16_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
  * `shmem_int16_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_int16_p(int16_t *dest, int16_t value, int pe);
+
+/**
+ * `shmem_int16_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_prod_reduce(shmem_team_t team,
+                            int16_t *dest,
+                            const int16_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_int16_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -5669,6 +6212,46 @@ void shmem_int16_put_signal_nbi(int16_t *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_int16_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int16_sum_exscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * `shmem_int16_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int16_sum_inscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * `shmem_int16_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_sum_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * `shmem_int16_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int16_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * `shmem_int32_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_int32_alltoall(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * `shmem_int32_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_int32_alltoalls(shmem_team_t team,
+                          int32_t *dest,
+                          const int32_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_int32_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
 
 /**
  * `shmem_int32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -5785,6 +6368,25 @@ void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, i
 void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
 
 /**
+ * `shmem_int32_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_int32_broadcast(shmem_team_t team,
+                          int32_t *dest,
+                          const int32_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_int32_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int32_collect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * `shmem_int32_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int32_fcollect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
  * `shmem_int32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int32_t shmem_int32_g(const int32_t *source, int pe);
@@ -5842,9 +6444,32 @@ void shmem_int32_iput(int32_t *dest,
                       int pe);
 
 /**
+ * `shmem_int32_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_max_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * `shmem_int32_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_min_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * `shmem_int32_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
  * `shmem_int32_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_int32_p(int32_t *dest, int32_t value, int pe);
+
+/**
+ * `shmem_int32_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_prod_reduce(shmem_team_t team,
+                            int32_t *dest,
+                            const int32_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_int32_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -5877,6 +6502,21 @@ void shmem_int32_put_signal_nbi(int32_t *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_int32_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int32_sum_exscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * `shmem_int32_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int32_sum_inscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * `shmem_int32_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_sum_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
 
 /**
  * `shmem_int32_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -6001,6 +6641,31 @@ size_t shmem_int32_wait_until_some_vector(int32_t *ivars,
                                           const int32_t *cmp_values);
 
 /**
+ * `shmem_int32_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int32_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * `shmem_int64_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_int64_alltoall(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * `shmem_int64_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_int64_alltoalls(shmem_team_t team,
+                          int64_t *dest,
+                          const int64_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_int64_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
  * `shmem_int64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
@@ -6115,6 +6780,25 @@ void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, i
 void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 
 /**
+ * `shmem_int64_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_int64_broadcast(shmem_team_t team,
+                          int64_t *dest,
+                          const int64_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_int64_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int64_collect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * `shmem_int64_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int64_fcollect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
  * `shmem_int64_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int64_t shmem_int64_g(const int64_t *source, int pe);
@@ -6172,9 +6856,32 @@ void shmem_int64_iput(int64_t *dest,
                       int pe);
 
 /**
+ * `shmem_int64_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_max_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * `shmem_int64_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_min_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * `shmem_int64_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
  * `shmem_int64_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_int64_p(int64_t *dest, int64_t value, int pe);
+
+/**
+ * `shmem_int64_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_prod_reduce(shmem_team_t team,
+                            int64_t *dest,
+                            const int64_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_int64_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6207,6 +6914,21 @@ void shmem_int64_put_signal_nbi(int64_t *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_int64_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int64_sum_exscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * `shmem_int64_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int64_sum_inscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * `shmem_int64_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_sum_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
 
 /**
  * `shmem_int64_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -6331,6 +7053,50 @@ size_t shmem_int64_wait_until_some_vector(int64_t *ivars,
                                           const int64_t *cmp_values);
 
 /**
+ * `shmem_int64_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int64_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * `shmem_int8_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_int8_alltoall(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * `shmem_int8_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_int8_alltoalls(shmem_team_t team,
+                         int8_t *dest,
+                         const int8_t *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * `shmem_int8_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * `shmem_int8_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_int8_broadcast(shmem_team_t team,
+                         int8_t *dest,
+                         const int8_t *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * `shmem_int8_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int8_collect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * `shmem_int8_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int8_fcollect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
  * `shmem_int8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 int8_t shmem_int8_g(const int8_t *source, int pe);
@@ -6388,9 +7154,29 @@ void shmem_int8_iput(int8_t *dest,
                      int pe);
 
 /**
+ * `shmem_int8_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_max_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * `shmem_int8_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_min_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * `shmem_int8_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
  * `shmem_int8_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_int8_p(int8_t *dest, int8_t value, int pe);
+
+/**
+ * `shmem_int8_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_prod_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
 
 /**
  * `shmem_int8_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6425,9 +7211,56 @@ void shmem_int8_put_signal_nbi(int8_t *dest,
                                int pe);
 
 /**
+ * `shmem_int8_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int8_sum_exscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * `shmem_int8_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int8_sum_inscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * `shmem_int8_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_sum_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * `shmem_int8_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int8_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
  * `shmem_int_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
  */
 void shmem_int_add(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_int_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * `shmem_int_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_int_alltoalls(shmem_team_t team,
+                        int *dest,
+                        const int *source,
+                        ptrdiff_t dst,
+                        ptrdiff_t sst,
+                        size_t nelems);
+
+/**
+ * `shmem_int_and_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_and_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
 
 /**
  * `shmem_int_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -6495,6 +7328,20 @@ int shmem_int_atomic_swap(int *dest, int value, int pe);
 void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
 
 /**
+ * `shmem_int_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_int_broadcast(shmem_team_t team,
+                        int *dest,
+                        const int *source,
+                        size_t nelems,
+                        int PE_root);
+
+/**
+ * `shmem_int_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int_collect(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
  * `shmem_int_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
  */
 int shmem_int_cswap(int *dest, int cond, int value, int pe);
@@ -6503,6 +7350,11 @@ int shmem_int_cswap(int *dest, int cond, int value, int pe);
  * `shmem_int_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
  */
 int shmem_int_fadd(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_int_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems);
 
 /**
  * `shmem_int_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
@@ -6577,9 +7429,72 @@ void shmem_int_iput(int *dest,
                     int pe);
 
 /**
+ * `shmem_int_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int_max_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * `shmem_int_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_max_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
+
+/**
+ * `shmem_int_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int_min_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * `shmem_int_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_min_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
+
+/**
+ * `shmem_int_or_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_or_to_all(int *dest,
+                         const int *source,
+                         int nreduce,
+                         int PE_start,
+                         int logPE_stride,
+                         int PE_size,
+                         int *pWrk,
+                         long *pSync);
+
+/**
  * `shmem_int_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_int_p(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int_prod_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * `shmem_int_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_prod_to_all(int *dest,
+                           const int *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           int *pWrk,
+                           long *pSync);
 
 /**
  * `shmem_int_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6617,6 +7532,33 @@ void shmem_int_put_signal_nbi(int *dest,
  * `shmem_int_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_int_set(int *dest, int value, int pe);
+
+/**
+ * `shmem_int_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * `shmem_int_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_int_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * `shmem_int_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_int_sum_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * `shmem_int_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_sum_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
 
 /**
  * `shmem_int_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
@@ -6739,6 +7681,18 @@ size_t shmem_int_wait_until_some_vector(int *ivars,
                                         const int *cmp_values);
 
 /**
+ * `shmem_int_xor_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_int_xor_to_all(int *dest,
+                          const int *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          int *pWrk,
+                          long *pSync);
+
+/**
  * `shmem_iput128` (OpenSHMEM 1.6, shmem_iput.tex).
  */
 void shmem_iput128(void *dest,
@@ -6792,6 +7746,33 @@ void shmem_iput8(void *dest,
  * `shmem_long_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
  */
 void shmem_long_add(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_long_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * `shmem_long_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_long_alltoalls(shmem_team_t team,
+                         long *dest,
+                         const long *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * `shmem_long_and_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_and_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
 
 /**
  * `shmem_long_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -6859,6 +7840,20 @@ long shmem_long_atomic_swap(long *dest, long value, int pe);
 void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
 
 /**
+ * `shmem_long_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_long_broadcast(shmem_team_t team,
+                         long *dest,
+                         const long *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * `shmem_long_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_long_collect(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
  * `shmem_long_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
  */
 long shmem_long_cswap(long *dest, long cond, long value, int pe);
@@ -6867,6 +7862,11 @@ long shmem_long_cswap(long *dest, long cond, long value, int pe);
  * `shmem_long_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
  */
 long shmem_long_fadd(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_long_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems);
 
 /**
  * `shmem_long_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
@@ -6941,9 +7941,72 @@ void shmem_long_iput(long *dest,
                      int pe);
 
 /**
+ * `shmem_long_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_long_max_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * `shmem_long_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_max_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
+
+/**
+ * `shmem_long_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_long_min_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * `shmem_long_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_min_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
+
+/**
+ * `shmem_long_or_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_or_to_all(long *dest,
+                          const long *source,
+                          int nreduce,
+                          int PE_start,
+                          int logPE_stride,
+                          int PE_size,
+                          long *pWrk,
+                          long *pSync);
+
+/**
  * `shmem_long_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_long_p(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_long_prod_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * `shmem_long_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_prod_to_all(long *dest,
+                            const long *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            long *pWrk,
+                            long *pSync);
 
 /**
  * `shmem_long_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -6981,6 +8044,33 @@ void shmem_long_put_signal_nbi(long *dest,
  * `shmem_long_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_long_set(long *dest, long value, int pe);
+
+/**
+ * `shmem_long_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_long_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * `shmem_long_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_long_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * `shmem_long_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_long_sum_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * `shmem_long_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_sum_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
 
 /**
  * `shmem_long_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
@@ -7107,9 +8197,51 @@ size_t shmem_long_wait_until_some_vector(long *ivars,
                                          const long *cmp_values);
 
 /**
+ * `shmem_long_xor_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_long_xor_to_all(long *dest,
+                           const long *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           long *pWrk,
+                           long *pSync);
+
+/**
  * `shmem_longlong_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). Deprecated since 1.4.
  */
 void shmem_longlong_add(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_longlong_alltoall(shmem_team_t team,
+                            long long *dest,
+                            const long long *source,
+                            size_t nelems);
+
+/**
+ * `shmem_longlong_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_longlong_alltoalls(shmem_team_t team,
+                             long long *dest,
+                             const long long *source,
+                             ptrdiff_t dst,
+                             ptrdiff_t sst,
+                             size_t nelems);
+
+/**
+ * `shmem_longlong_and_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_and_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
 
 /**
  * `shmem_longlong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -7187,6 +8319,23 @@ long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe);
 void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
 
 /**
+ * `shmem_longlong_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_longlong_broadcast(shmem_team_t team,
+                             long long *dest,
+                             const long long *source,
+                             size_t nelems,
+                             int PE_root);
+
+/**
+ * `shmem_longlong_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_longlong_collect(shmem_team_t team,
+                           long long *dest,
+                           const long long *source,
+                           size_t nelems);
+
+/**
  * `shmem_longlong_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). Deprecated since 1.4.
  */
 long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
@@ -7195,6 +8344,14 @@ long long shmem_longlong_cswap(long long *dest, long long cond, long long value,
  * `shmem_longlong_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). Deprecated since 1.4.
  */
 long long shmem_longlong_fadd(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_longlong_fcollect(shmem_team_t team,
+                            long long *dest,
+                            const long long *source,
+                            size_t nelems);
 
 /**
  * `shmem_longlong_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). Deprecated since 1.4.
@@ -7269,9 +8426,81 @@ void shmem_longlong_iput(long long *dest,
                          int pe);
 
 /**
+ * `shmem_longlong_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_longlong_max_reduce(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nreduce);
+
+/**
+ * `shmem_longlong_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_max_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
+
+/**
+ * `shmem_longlong_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_longlong_min_reduce(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nreduce);
+
+/**
+ * `shmem_longlong_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_min_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
+
+/**
+ * `shmem_longlong_or_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_or_to_all(long long *dest,
+                              const long long *source,
+                              int nreduce,
+                              int PE_start,
+                              int logPE_stride,
+                              int PE_size,
+                              long long *pWrk,
+                              long *pSync);
+
+/**
  * `shmem_longlong_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_longlong_p(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_longlong_prod_reduce(shmem_team_t team,
+                               long long *dest,
+                               const long long *source,
+                               size_t nreduce);
+
+/**
+ * `shmem_longlong_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_prod_to_all(long long *dest,
+                                const long long *source,
+                                int nreduce,
+                                int PE_start,
+                                int logPE_stride,
+                                int PE_size,
+                                long long *pWrk,
+                                long *pSync);
 
 /**
  * `shmem_longlong_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -7309,6 +8538,42 @@ void shmem_longlong_put_signal_nbi(long long *dest,
  * `shmem_longlong_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). Deprecated since 1.4.
  */
 void shmem_longlong_set(long long *dest, long long value, int pe);
+
+/**
+ * `shmem_longlong_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_longlong_sum_exscan(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nelems);
+
+/**
+ * `shmem_longlong_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_longlong_sum_inscan(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nelems);
+
+/**
+ * `shmem_longlong_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_longlong_sum_reduce(shmem_team_t team,
+                              long long *dest,
+                              const long long *source,
+                              size_t nreduce);
+
+/**
+ * `shmem_longlong_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_sum_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
 
 /**
  * `shmem_longlong_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). Deprecated since 1.4.
@@ -7443,6 +8708,18 @@ size_t shmem_longlong_wait_until_some_vector(long long *ivars,
                                              const long long *cmp_values);
 
 /**
+ * `shmem_longlong_xor_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_longlong_xor_to_all(long long *dest,
+                               const long long *source,
+                               int nreduce,
+                               int PE_start,
+                               int logPE_stride,
+                               int PE_size,
+                               long long *pWrk,
+                               long *pSync);
+
+/**
  * `shmem_malloc` (OpenSHMEM 1.6, shmem_malloc.tex).
  */
 void *shmem_malloc(size_t size);
@@ -7476,6 +8753,24 @@ void shmem_pe_quiet(const int *target_pes, size_t npes);
  * `shmem_ptr` (OpenSHMEM 1.6, shmem_ptr.tex).
  */
 void *shmem_ptr(const void *dest, int pe);
+
+/**
+ * `shmem_ptrdiff_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_ptrdiff_alltoall(shmem_team_t team,
+                           ptrdiff_t *dest,
+                           const ptrdiff_t *source,
+                           size_t nelems);
+
+/**
+ * `shmem_ptrdiff_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_ptrdiff_alltoalls(shmem_team_t team,
+                            ptrdiff_t *dest,
+                            const ptrdiff_t *source,
+                            ptrdiff_t dst,
+                            ptrdiff_t sst,
+                            size_t nelems);
 
 /**
  * `shmem_ptrdiff_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -7550,6 +8845,31 @@ ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
 void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /**
+ * `shmem_ptrdiff_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_ptrdiff_broadcast(shmem_team_t team,
+                            ptrdiff_t *dest,
+                            const ptrdiff_t *source,
+                            size_t nelems,
+                            int PE_root);
+
+/**
+ * `shmem_ptrdiff_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ptrdiff_collect(shmem_team_t team,
+                          ptrdiff_t *dest,
+                          const ptrdiff_t *source,
+                          size_t nelems);
+
+/**
+ * `shmem_ptrdiff_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ptrdiff_fcollect(shmem_team_t team,
+                           ptrdiff_t *dest,
+                           const ptrdiff_t *source,
+                           size_t nelems);
+
+/**
  * `shmem_ptrdiff_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 ptrdiff_t shmem_ptrdiff_g(const ptrdiff_t *source, int pe);
@@ -7607,9 +8927,33 @@ void shmem_ptrdiff_iput(ptrdiff_t *dest,
                         int pe);
 
 /**
+ * `shmem_ptrdiff_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ptrdiff_max_reduce(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nreduce);
+
+/**
+ * `shmem_ptrdiff_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ptrdiff_min_reduce(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nreduce);
+
+/**
  * `shmem_ptrdiff_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * `shmem_ptrdiff_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ptrdiff_prod_reduce(shmem_team_t team,
+                              ptrdiff_t *dest,
+                              const ptrdiff_t *source,
+                              size_t nreduce);
 
 /**
  * `shmem_ptrdiff_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -7642,6 +8986,30 @@ void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest,
                                   uint64_t signal,
                                   int sig_op,
                                   int pe);
+
+/**
+ * `shmem_ptrdiff_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ptrdiff_sum_exscan(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nelems);
+
+/**
+ * `shmem_ptrdiff_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ptrdiff_sum_inscan(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nelems);
+
+/**
+ * `shmem_ptrdiff_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ptrdiff_sum_reduce(shmem_team_t team,
+                             ptrdiff_t *dest,
+                             const ptrdiff_t *source,
+                             size_t nreduce);
 
 /**
  * `shmem_ptrdiff_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -7978,6 +9346,49 @@ void shmem_quiet(void);
 void *shmem_realloc(void *ptr, size_t size);
 
 /**
+ * `shmem_schar_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_schar_alltoall(shmem_team_t team,
+                         signed char *dest,
+                         const signed char *source,
+                         size_t nelems);
+
+/**
+ * `shmem_schar_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_schar_alltoalls(shmem_team_t team,
+                          signed char *dest,
+                          const signed char *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_schar_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_schar_broadcast(shmem_team_t team,
+                          signed char *dest,
+                          const signed char *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_schar_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_schar_collect(shmem_team_t team,
+                        signed char *dest,
+                        const signed char *source,
+                        size_t nelems);
+
+/**
+ * `shmem_schar_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_schar_fcollect(shmem_team_t team,
+                         signed char *dest,
+                         const signed char *source,
+                         size_t nelems);
+
+/**
  * `shmem_schar_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 signed char shmem_schar_g(const signed char *source, int pe);
@@ -8035,9 +9446,33 @@ void shmem_schar_iput(signed char *dest,
                       int pe);
 
 /**
+ * `shmem_schar_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_schar_max_reduce(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_schar_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_schar_min_reduce(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nreduce);
+
+/**
  * `shmem_schar_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_schar_p(signed char *dest, signed char value, int pe);
+
+/**
+ * `shmem_schar_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_schar_prod_reduce(shmem_team_t team,
+                            signed char *dest,
+                            const signed char *source,
+                            size_t nreduce);
 
 /**
  * `shmem_schar_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8072,9 +9507,79 @@ void shmem_schar_put_signal_nbi(signed char *dest,
                                 int pe);
 
 /**
+ * `shmem_schar_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_schar_sum_exscan(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nelems);
+
+/**
+ * `shmem_schar_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_schar_sum_inscan(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nelems);
+
+/**
+ * `shmem_schar_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_schar_sum_reduce(shmem_team_t team,
+                           signed char *dest,
+                           const signed char *source,
+                           size_t nreduce);
+
+/**
  * `shmem_set_lock` (OpenSHMEM 1.6, shmem_lock.tex).
  */
 void shmem_set_lock(long *lock);
+
+/**
+ * `shmem_short_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_short_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * `shmem_short_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_short_alltoalls(shmem_team_t team,
+                          short *dest,
+                          const short *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_short_and_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_and_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
+
+/**
+ * `shmem_short_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_short_broadcast(shmem_team_t team,
+                          short *dest,
+                          const short *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_short_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_short_collect(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * `shmem_short_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_short_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems);
 
 /**
  * `shmem_short_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -8134,9 +9639,72 @@ void shmem_short_iput(short *dest,
                       int pe);
 
 /**
+ * `shmem_short_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_short_max_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * `shmem_short_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_max_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
+
+/**
+ * `shmem_short_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_short_min_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * `shmem_short_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_min_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
+
+/**
+ * `shmem_short_or_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_or_to_all(short *dest,
+                           const short *source,
+                           int nreduce,
+                           int PE_start,
+                           int logPE_stride,
+                           int PE_size,
+                           short *pWrk,
+                           long *pSync);
+
+/**
  * `shmem_short_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_short_p(short *dest, short value, int pe);
+
+/**
+ * `shmem_short_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_short_prod_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * `shmem_short_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_prod_to_all(short *dest,
+                             const short *source,
+                             int nreduce,
+                             int PE_start,
+                             int logPE_stride,
+                             int PE_size,
+                             short *pWrk,
+                             long *pSync);
 
 /**
  * `shmem_short_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8171,6 +9739,33 @@ void shmem_short_put_signal_nbi(short *dest,
                                 int pe);
 
 /**
+ * `shmem_short_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_short_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * `shmem_short_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_short_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * `shmem_short_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_short_sum_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * `shmem_short_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_sum_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
+
+/**
  * `shmem_short_test` (OpenSHMEM 1.6, shmem_test.tex). Deprecated since 1.5.
  */
 int shmem_short_test(short *ivar, int cmp, short cmp_value);
@@ -8184,6 +9779,18 @@ void shmem_short_wait(short *ivar, short cmp_value);
  * `shmem_short_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.5.
  */
 void shmem_short_wait_until(short *ivar, int cmp, short cmp_value);
+
+/**
+ * `shmem_short_xor_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). Deprecated since 1.5.
+ */
+void shmem_short_xor_to_all(short *dest,
+                            const short *source,
+                            int nreduce,
+                            int PE_start,
+                            int logPE_stride,
+                            int PE_size,
+                            short *pWrk,
+                            long *pSync);
 
 /**
  * `shmem_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex).
@@ -8204,6 +9811,26 @@ void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
  * `shmem_signal_wait_until` (OpenSHMEM 1.6, shmem_signal_wait_until.tex).
  */
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/**
+ * `shmem_size_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_size_alltoall(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * `shmem_size_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_size_alltoalls(shmem_team_t team,
+                         size_t *dest,
+                         const size_t *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * `shmem_size_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_and_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * `shmem_size_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -8275,6 +9902,25 @@ size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe);
 void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
 
 /**
+ * `shmem_size_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_size_broadcast(shmem_team_t team,
+                         size_t *dest,
+                         const size_t *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * `shmem_size_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_size_collect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * `shmem_size_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_size_fcollect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
  * `shmem_size_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 size_t shmem_size_g(const size_t *source, int pe);
@@ -8332,9 +9978,29 @@ void shmem_size_iput(size_t *dest,
                      int pe);
 
 /**
+ * `shmem_size_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_max_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * `shmem_size_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_min_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * `shmem_size_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_or_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
  * `shmem_size_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_size_p(size_t *dest, size_t value, int pe);
+
+/**
+ * `shmem_size_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_prod_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * `shmem_size_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8367,6 +10033,21 @@ void shmem_size_put_signal_nbi(size_t *dest,
                                uint64_t signal,
                                int sig_op,
                                int pe);
+
+/**
+ * `shmem_size_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_size_sum_exscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * `shmem_size_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_size_sum_inscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * `shmem_size_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_sum_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 
 /**
  * `shmem_size_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -8487,14 +10168,138 @@ size_t shmem_size_wait_until_some_vector(size_t *ivars,
                                          const size_t *cmp_values);
 
 /**
+ * `shmem_size_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * `shmem_sync` (OpenSHMEM 1.6, shmem_sync.tex). Deprecated since 1.5.
+ */
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/**
  * `shmem_sync_all` (OpenSHMEM 1.6, shmem_sync_all.tex).
  */
 void shmem_sync_all(void);
 
 /**
+ * `shmem_team_create_ctx` (OpenSHMEM 1.6, shmem_team_create_ctx.tex).
+ */
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+
+/**
+ * `shmem_team_destroy` (OpenSHMEM 1.6, shmem_team_destroy.tex).
+ */
+void shmem_team_destroy(shmem_team_t team);
+
+/**
+ * `shmem_team_get_config` (OpenSHMEM 1.6, shmem_team_get_config.tex).
+ */
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+
+/**
+ * `shmem_team_my_pe` (OpenSHMEM 1.6, shmem_team_my_pe.tex).
+ */
+int shmem_team_my_pe(shmem_team_t team);
+
+/**
+ * `shmem_team_n_pes` (OpenSHMEM 1.6, shmem_team_n_pes.tex).
+ */
+int shmem_team_n_pes(shmem_team_t team);
+
+/**
+ * `shmem_team_ptr` (OpenSHMEM 1.6, shmem_team_ptr.tex).
+ */
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+
+/**
+ * `shmem_team_split_2d` (OpenSHMEM 1.6, shmem_team_split_2d.tex).
+ */
+int shmem_team_split_2d(shmem_team_t parent_team,
+                        int xrange,
+                        const shmem_team_config_t *xaxis_config,
+                        long xaxis_mask,
+                        shmem_team_t *xaxis_team,
+                        const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask,
+                        shmem_team_t *yaxis_team);
+
+/**
+ * `shmem_team_split_strided` (OpenSHMEM 1.6, shmem_team_split_strided.tex).
+ */
+int shmem_team_split_strided(shmem_team_t parent_team,
+                             int start,
+                             int stride,
+                             int size,
+                             const shmem_team_config_t *config,
+                             long config_mask,
+                             shmem_team_t *new_team);
+
+/**
+ * `shmem_team_sync` (OpenSHMEM 1.6, shmem_sync.tex).
+ */
+int shmem_team_sync(shmem_team_t team);
+
+/**
+ * `shmem_team_translate_pe` (OpenSHMEM 1.6, shmem_team_translate_pe.tex).
+ */
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+
+/**
  * `shmem_test_lock` (OpenSHMEM 1.6, shmem_lock.tex).
  */
 int shmem_test_lock(long *lock);
+
+/**
+ * `shmem_uchar_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uchar_alltoall(shmem_team_t team,
+                         unsigned char *dest,
+                         const unsigned char *source,
+                         size_t nelems);
+
+/**
+ * `shmem_uchar_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uchar_alltoalls(shmem_team_t team,
+                          unsigned char *dest,
+                          const unsigned char *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_uchar_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_and_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_uchar_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uchar_broadcast(shmem_team_t team,
+                          unsigned char *dest,
+                          const unsigned char *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_uchar_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uchar_collect(shmem_team_t team,
+                        unsigned char *dest,
+                        const unsigned char *source,
+                        size_t nelems);
+
+/**
+ * `shmem_uchar_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uchar_fcollect(shmem_team_t team,
+                         unsigned char *dest,
+                         const unsigned char *source,
+                         size_t nelems);
 
 /**
  * `shmem_uchar_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -8554,9 +10359,41 @@ void shmem_uchar_iput(unsigned char *dest,
                       int pe);
 
 /**
+ * `shmem_uchar_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_max_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_uchar_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_min_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_uchar_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_or_reduce(shmem_team_t team,
+                          unsigned char *dest,
+                          const unsigned char *source,
+                          size_t nreduce);
+
+/**
  * `shmem_uchar_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uchar_p(unsigned char *dest, unsigned char value, int pe);
+
+/**
+ * `shmem_uchar_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_prod_reduce(shmem_team_t team,
+                            unsigned char *dest,
+                            const unsigned char *source,
+                            size_t nreduce);
 
 /**
  * `shmem_uchar_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8589,6 +10426,80 @@ void shmem_uchar_put_signal_nbi(unsigned char *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_uchar_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uchar_sum_exscan(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nelems);
+
+/**
+ * `shmem_uchar_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uchar_sum_inscan(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nelems);
+
+/**
+ * `shmem_uchar_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_sum_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_uchar_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uchar_xor_reduce(shmem_team_t team,
+                           unsigned char *dest,
+                           const unsigned char *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_uint16_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uint16_alltoall(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * `shmem_uint16_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uint16_alltoalls(shmem_team_t team,
+                           uint16_t *dest,
+                           const uint16_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * `shmem_uint16_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_and_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint16_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uint16_broadcast(shmem_team_t team,
+                           uint16_t *dest,
+                           const uint16_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * `shmem_uint16_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint16_collect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * `shmem_uint16_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint16_fcollect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
 
 /**
  * `shmem_uint16_g` (OpenSHMEM 1.6, shmem_g.tex).
@@ -8648,9 +10559,41 @@ void shmem_uint16_iput(uint16_t *dest,
                        int pe);
 
 /**
+ * `shmem_uint16_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_max_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint16_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_min_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint16_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_or_reduce(shmem_team_t team,
+                           uint16_t *dest,
+                           const uint16_t *source,
+                           size_t nreduce);
+
+/**
  * `shmem_uint16_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uint16_p(uint16_t *dest, uint16_t value, int pe);
+
+/**
+ * `shmem_uint16_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_prod_reduce(shmem_team_t team,
+                             uint16_t *dest,
+                             const uint16_t *source,
+                             size_t nreduce);
 
 /**
  * `shmem_uint16_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8683,6 +10626,61 @@ void shmem_uint16_put_signal_nbi(uint16_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * `shmem_uint16_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint16_sum_exscan(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint16_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint16_sum_inscan(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint16_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_sum_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint16_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint16_xor_reduce(shmem_team_t team,
+                            uint16_t *dest,
+                            const uint16_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint32_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uint32_alltoall(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * `shmem_uint32_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uint32_alltoalls(shmem_team_t team,
+                           uint32_t *dest,
+                           const uint32_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * `shmem_uint32_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_and_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_uint32_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -8799,6 +10797,25 @@ void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t valu
 void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
 
 /**
+ * `shmem_uint32_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uint32_broadcast(shmem_team_t team,
+                           uint32_t *dest,
+                           const uint32_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * `shmem_uint32_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint32_collect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * `shmem_uint32_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint32_fcollect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
  * `shmem_uint32_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint32_t shmem_uint32_g(const uint32_t *source, int pe);
@@ -8856,9 +10873,41 @@ void shmem_uint32_iput(uint32_t *dest,
                        int pe);
 
 /**
+ * `shmem_uint32_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_max_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint32_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_min_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint32_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_or_reduce(shmem_team_t team,
+                           uint32_t *dest,
+                           const uint32_t *source,
+                           size_t nreduce);
+
+/**
  * `shmem_uint32_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * `shmem_uint32_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_prod_reduce(shmem_team_t team,
+                             uint32_t *dest,
+                             const uint32_t *source,
+                             size_t nreduce);
 
 /**
  * `shmem_uint32_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -8891,6 +10940,30 @@ void shmem_uint32_put_signal_nbi(uint32_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * `shmem_uint32_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint32_sum_exscan(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint32_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint32_sum_inscan(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint32_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_sum_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_uint32_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -9015,6 +11088,37 @@ size_t shmem_uint32_wait_until_some_vector(uint32_t *ivars,
                                            const uint32_t *cmp_values);
 
 /**
+ * `shmem_uint32_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint32_xor_reduce(shmem_team_t team,
+                            uint32_t *dest,
+                            const uint32_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint64_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uint64_alltoall(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * `shmem_uint64_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uint64_alltoalls(shmem_team_t team,
+                           uint64_t *dest,
+                           const uint64_t *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * `shmem_uint64_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_and_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
+
+/**
  * `shmem_uint64_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
  */
 void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
@@ -9129,6 +11233,25 @@ void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t valu
 void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
 /**
+ * `shmem_uint64_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uint64_broadcast(shmem_team_t team,
+                           uint64_t *dest,
+                           const uint64_t *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * `shmem_uint64_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint64_collect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * `shmem_uint64_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint64_fcollect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
  * `shmem_uint64_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint64_t shmem_uint64_g(const uint64_t *source, int pe);
@@ -9186,9 +11309,41 @@ void shmem_uint64_iput(uint64_t *dest,
                        int pe);
 
 /**
+ * `shmem_uint64_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_max_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint64_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_min_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint64_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_or_reduce(shmem_team_t team,
+                           uint64_t *dest,
+                           const uint64_t *source,
+                           size_t nreduce);
+
+/**
  * `shmem_uint64_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * `shmem_uint64_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_prod_reduce(shmem_team_t team,
+                             uint64_t *dest,
+                             const uint64_t *source,
+                             size_t nreduce);
 
 /**
  * `shmem_uint64_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -9221,6 +11376,30 @@ void shmem_uint64_put_signal_nbi(uint64_t *dest,
                                  uint64_t signal,
                                  int sig_op,
                                  int pe);
+
+/**
+ * `shmem_uint64_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint64_sum_exscan(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint64_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint64_sum_inscan(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nelems);
+
+/**
+ * `shmem_uint64_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_sum_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_uint64_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -9345,6 +11524,53 @@ size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars,
                                            const uint64_t *cmp_values);
 
 /**
+ * `shmem_uint64_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint64_xor_reduce(shmem_team_t team,
+                            uint64_t *dest,
+                            const uint64_t *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_uint8_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uint8_alltoall(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * `shmem_uint8_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uint8_alltoalls(shmem_team_t team,
+                          uint8_t *dest,
+                          const uint8_t *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_uint8_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_and_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * `shmem_uint8_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uint8_broadcast(shmem_team_t team,
+                          uint8_t *dest,
+                          const uint8_t *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_uint8_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint8_collect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * `shmem_uint8_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint8_fcollect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
  * `shmem_uint8_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 uint8_t shmem_uint8_g(const uint8_t *source, int pe);
@@ -9402,9 +11628,32 @@ void shmem_uint8_iput(uint8_t *dest,
                       int pe);
 
 /**
+ * `shmem_uint8_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_max_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * `shmem_uint8_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_min_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * `shmem_uint8_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_or_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
  * `shmem_uint8_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uint8_p(uint8_t *dest, uint8_t value, int pe);
+
+/**
+ * `shmem_uint8_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_prod_reduce(shmem_team_t team,
+                            uint8_t *dest,
+                            const uint8_t *source,
+                            size_t nreduce);
 
 /**
  * `shmem_uint8_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -9437,6 +11686,52 @@ void shmem_uint8_put_signal_nbi(uint8_t *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_uint8_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint8_sum_exscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * `shmem_uint8_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint8_sum_inscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * `shmem_uint8_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_sum_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * `shmem_uint8_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint8_xor_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * `shmem_uint_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_uint_alltoall(shmem_team_t team,
+                        unsigned int *dest,
+                        const unsigned int *source,
+                        size_t nelems);
+
+/**
+ * `shmem_uint_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_uint_alltoalls(shmem_team_t team,
+                         unsigned int *dest,
+                         const unsigned int *source,
+                         ptrdiff_t dst,
+                         ptrdiff_t sst,
+                         size_t nelems);
+
+/**
+ * `shmem_uint_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_and_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
 
 /**
  * `shmem_uint_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -9571,6 +11866,31 @@ void shmem_uint_atomic_swap_nbi(unsigned int *fetch,
 void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
 
 /**
+ * `shmem_uint_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_uint_broadcast(shmem_team_t team,
+                         unsigned int *dest,
+                         const unsigned int *source,
+                         size_t nelems,
+                         int PE_root);
+
+/**
+ * `shmem_uint_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint_collect(shmem_team_t team,
+                       unsigned int *dest,
+                       const unsigned int *source,
+                       size_t nelems);
+
+/**
+ * `shmem_uint_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_uint_fcollect(shmem_team_t team,
+                        unsigned int *dest,
+                        const unsigned int *source,
+                        size_t nelems);
+
+/**
  * `shmem_uint_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned int shmem_uint_g(const unsigned int *source, int pe);
@@ -9628,9 +11948,41 @@ void shmem_uint_iput(unsigned int *dest,
                      int pe);
 
 /**
+ * `shmem_uint_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_max_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
+
+/**
+ * `shmem_uint_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_min_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
+
+/**
+ * `shmem_uint_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_or_reduce(shmem_team_t team,
+                         unsigned int *dest,
+                         const unsigned int *source,
+                         size_t nreduce);
+
+/**
  * `shmem_uint_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_uint_p(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * `shmem_uint_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_prod_reduce(shmem_team_t team,
+                           unsigned int *dest,
+                           const unsigned int *source,
+                           size_t nreduce);
 
 /**
  * `shmem_uint_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -9663,6 +12015,30 @@ void shmem_uint_put_signal_nbi(unsigned int *dest,
                                uint64_t signal,
                                int sig_op,
                                int pe);
+
+/**
+ * `shmem_uint_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint_sum_exscan(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nelems);
+
+/**
+ * `shmem_uint_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_uint_sum_inscan(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nelems);
+
+/**
+ * `shmem_uint_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_sum_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
 
 /**
  * `shmem_uint_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -9785,6 +12161,40 @@ size_t shmem_uint_wait_until_some_vector(unsigned int *ivars,
                                          const int *status,
                                          int cmp,
                                          const unsigned int *cmp_values);
+
+/**
+ * `shmem_uint_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_uint_xor_reduce(shmem_team_t team,
+                          unsigned int *dest,
+                          const unsigned int *source,
+                          size_t nreduce);
+
+/**
+ * `shmem_ulong_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_ulong_alltoall(shmem_team_t team,
+                         unsigned long *dest,
+                         const unsigned long *source,
+                         size_t nelems);
+
+/**
+ * `shmem_ulong_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_ulong_alltoalls(shmem_team_t team,
+                          unsigned long *dest,
+                          const unsigned long *source,
+                          ptrdiff_t dst,
+                          ptrdiff_t sst,
+                          size_t nelems);
+
+/**
+ * `shmem_ulong_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_and_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
 
 /**
  * `shmem_ulong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -9919,6 +12329,31 @@ void shmem_ulong_atomic_swap_nbi(unsigned long *fetch,
 void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
 
 /**
+ * `shmem_ulong_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_ulong_broadcast(shmem_team_t team,
+                          unsigned long *dest,
+                          const unsigned long *source,
+                          size_t nelems,
+                          int PE_root);
+
+/**
+ * `shmem_ulong_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ulong_collect(shmem_team_t team,
+                        unsigned long *dest,
+                        const unsigned long *source,
+                        size_t nelems);
+
+/**
+ * `shmem_ulong_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ulong_fcollect(shmem_team_t team,
+                         unsigned long *dest,
+                         const unsigned long *source,
+                         size_t nelems);
+
+/**
  * `shmem_ulong_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned long shmem_ulong_g(const unsigned long *source, int pe);
@@ -9976,9 +12411,41 @@ void shmem_ulong_iput(unsigned long *dest,
                       int pe);
 
 /**
+ * `shmem_ulong_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_max_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_ulong_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_min_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_ulong_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_or_reduce(shmem_team_t team,
+                          unsigned long *dest,
+                          const unsigned long *source,
+                          size_t nreduce);
+
+/**
  * `shmem_ulong_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * `shmem_ulong_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_prod_reduce(shmem_team_t team,
+                            unsigned long *dest,
+                            const unsigned long *source,
+                            size_t nreduce);
 
 /**
  * `shmem_ulong_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -10011,6 +12478,30 @@ void shmem_ulong_put_signal_nbi(unsigned long *dest,
                                 uint64_t signal,
                                 int sig_op,
                                 int pe);
+
+/**
+ * `shmem_ulong_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ulong_sum_exscan(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nelems);
+
+/**
+ * `shmem_ulong_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ulong_sum_inscan(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nelems);
+
+/**
+ * `shmem_ulong_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_sum_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
 
 /**
  * `shmem_ulong_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -10133,6 +12624,40 @@ size_t shmem_ulong_wait_until_some_vector(unsigned long *ivars,
                                           const int *status,
                                           int cmp,
                                           const unsigned long *cmp_values);
+
+/**
+ * `shmem_ulong_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulong_xor_reduce(shmem_team_t team,
+                           unsigned long *dest,
+                           const unsigned long *source,
+                           size_t nreduce);
+
+/**
+ * `shmem_ulonglong_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_ulonglong_alltoall(shmem_team_t team,
+                             unsigned long long *dest,
+                             const unsigned long long *source,
+                             size_t nelems);
+
+/**
+ * `shmem_ulonglong_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_ulonglong_alltoalls(shmem_team_t team,
+                              unsigned long long *dest,
+                              const unsigned long long *source,
+                              ptrdiff_t dst,
+                              ptrdiff_t sst,
+                              size_t nelems);
+
+/**
+ * `shmem_ulonglong_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_and_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
 
 /**
  * `shmem_ulonglong_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex).
@@ -10281,6 +12806,31 @@ void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch,
 void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
 
 /**
+ * `shmem_ulonglong_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_ulonglong_broadcast(shmem_team_t team,
+                              unsigned long long *dest,
+                              const unsigned long long *source,
+                              size_t nelems,
+                              int PE_root);
+
+/**
+ * `shmem_ulonglong_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ulonglong_collect(shmem_team_t team,
+                            unsigned long long *dest,
+                            const unsigned long long *source,
+                            size_t nelems);
+
+/**
+ * `shmem_ulonglong_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ulonglong_fcollect(shmem_team_t team,
+                             unsigned long long *dest,
+                             const unsigned long long *source,
+                             size_t nelems);
+
+/**
  * `shmem_ulonglong_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned long long shmem_ulonglong_g(const unsigned long long *source, int pe);
@@ -10344,9 +12894,41 @@ void shmem_ulonglong_iput(unsigned long long *dest,
                           int pe);
 
 /**
+ * `shmem_ulonglong_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_max_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
+
+/**
+ * `shmem_ulonglong_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_min_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
+
+/**
+ * `shmem_ulonglong_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_or_reduce(shmem_team_t team,
+                              unsigned long long *dest,
+                              const unsigned long long *source,
+                              size_t nreduce);
+
+/**
  * `shmem_ulonglong_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * `shmem_ulonglong_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_prod_reduce(shmem_team_t team,
+                                unsigned long long *dest,
+                                const unsigned long long *source,
+                                size_t nreduce);
 
 /**
  * `shmem_ulonglong_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -10385,6 +12967,30 @@ void shmem_ulonglong_put_signal_nbi(unsigned long long *dest,
                                     uint64_t signal,
                                     int sig_op,
                                     int pe);
+
+/**
+ * `shmem_ulonglong_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ulonglong_sum_exscan(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nelems);
+
+/**
+ * `shmem_ulonglong_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ulonglong_sum_inscan(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nelems);
+
+/**
+ * `shmem_ulonglong_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_sum_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
 
 /**
  * `shmem_ulonglong_test` (OpenSHMEM 1.6, shmem_test.tex).
@@ -10509,6 +13115,65 @@ size_t shmem_ulonglong_wait_until_some_vector(unsigned long long *ivars,
                                               const unsigned long long *cmp_values);
 
 /**
+ * `shmem_ulonglong_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ulonglong_xor_reduce(shmem_team_t team,
+                               unsigned long long *dest,
+                               const unsigned long long *source,
+                               size_t nreduce);
+
+/**
+ * `shmem_ushort_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex).
+ */
+int shmem_ushort_alltoall(shmem_team_t team,
+                          unsigned short *dest,
+                          const unsigned short *source,
+                          size_t nelems);
+
+/**
+ * `shmem_ushort_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex).
+ */
+int shmem_ushort_alltoalls(shmem_team_t team,
+                           unsigned short *dest,
+                           const unsigned short *source,
+                           ptrdiff_t dst,
+                           ptrdiff_t sst,
+                           size_t nelems);
+
+/**
+ * `shmem_ushort_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_and_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_ushort_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex).
+ */
+int shmem_ushort_broadcast(shmem_team_t team,
+                           unsigned short *dest,
+                           const unsigned short *source,
+                           size_t nelems,
+                           int PE_root);
+
+/**
+ * `shmem_ushort_collect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ushort_collect(shmem_team_t team,
+                         unsigned short *dest,
+                         const unsigned short *source,
+                         size_t nelems);
+
+/**
+ * `shmem_ushort_fcollect` (OpenSHMEM 1.6, shmem_collect.tex).
+ */
+int shmem_ushort_fcollect(shmem_team_t team,
+                          unsigned short *dest,
+                          const unsigned short *source,
+                          size_t nelems);
+
+/**
  * `shmem_ushort_g` (OpenSHMEM 1.6, shmem_g.tex).
  */
 unsigned short shmem_ushort_g(const unsigned short *source, int pe);
@@ -10569,9 +13234,41 @@ void shmem_ushort_iput(unsigned short *dest,
                        int pe);
 
 /**
+ * `shmem_ushort_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_max_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_ushort_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_min_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
+
+/**
+ * `shmem_ushort_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_or_reduce(shmem_team_t team,
+                           unsigned short *dest,
+                           const unsigned short *source,
+                           size_t nreduce);
+
+/**
  * `shmem_ushort_p` (OpenSHMEM 1.6, shmem_p.tex).
  */
 void shmem_ushort_p(unsigned short *dest, unsigned short value, int pe);
+
+/**
+ * `shmem_ushort_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_prod_reduce(shmem_team_t team,
+                             unsigned short *dest,
+                             const unsigned short *source,
+                             size_t nreduce);
 
 /**
  * `shmem_ushort_put` (OpenSHMEM 1.6, shmem_put.tex).
@@ -10609,6 +13306,30 @@ void shmem_ushort_put_signal_nbi(unsigned short *dest,
                                  int pe);
 
 /**
+ * `shmem_ushort_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ushort_sum_exscan(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nelems);
+
+/**
+ * `shmem_ushort_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex).
+ */
+int shmem_ushort_sum_inscan(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nelems);
+
+/**
+ * `shmem_ushort_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_sum_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
+
+/**
  * `shmem_ushort_test` (OpenSHMEM 1.6, shmem_test.tex). Deprecated since 1.5.
  */
 int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
@@ -10617,6 +13338,14 @@ int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
  * `shmem_ushort_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.5.
  */
 void shmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value);
+
+/**
+ * `shmem_ushort_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex).
+ */
+int shmem_ushort_xor_reduce(shmem_team_t team,
+                            unsigned short *dest,
+                            const unsigned short *source,
+                            size_t nreduce);
 
 /**
  * `shmem_wait` (OpenSHMEM 1.6, shmem_wait_until.tex). Deprecated since 1.4.
@@ -10659,77 +13388,162 @@ void start_pes(int npes);
 extern "C" {
 #endif
 
-/* `shmem_longdouble_put` (OpenSHMEM 1.6, shmem_put.tex). */
-void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
-
-/* `shmem_ctx_longdouble_put` (OpenSHMEM 1.6, shmem_put.tex). */
-void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
-
-/* `shmem_longdouble_p` (OpenSHMEM 1.6, shmem_p.tex). */
-void shmem_longdouble_p(long double *dest, long double value, int pe);
-
-/* `shmem_ctx_longdouble_p` (OpenSHMEM 1.6, shmem_p.tex). */
-void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
-
-/* `shmem_longdouble_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
-void shmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* `shmem_ctx_longdouble_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
-void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* `shmem_longdouble_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
-void shmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
-
-/* `shmem_ctx_longdouble_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
-void shmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
-
-/* `shmem_longdouble_get` (OpenSHMEM 1.6, shmem_get.tex). */
-void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
+/* `shmem_ctx_longdouble_g` (OpenSHMEM 1.6, shmem_g.tex). */
+long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);
 
 /* `shmem_ctx_longdouble_get` (OpenSHMEM 1.6, shmem_get.tex). */
 void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
-/* `shmem_longdouble_g` (OpenSHMEM 1.6, shmem_g.tex). */
-long double shmem_longdouble_g(const long double *source, int pe);
-
-/* `shmem_ctx_longdouble_g` (OpenSHMEM 1.6, shmem_g.tex). */
-long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);
-
-/* `shmem_longdouble_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
-void shmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* `shmem_ctx_longdouble_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
-void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-
-/* `shmem_longdouble_ibget` (OpenSHMEM 1.6, shmem_ibget.tex). */
-void shmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+/* `shmem_ctx_longdouble_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
+void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
 /* `shmem_ctx_longdouble_ibget` (OpenSHMEM 1.6, shmem_ibget.tex). */
 void shmem_ctx_longdouble_ibget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 
-/* `shmem_longdouble_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex). */
-void shmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe);
+/* `shmem_ctx_longdouble_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
+void shmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* `shmem_ctx_longdouble_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
+void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* `shmem_ctx_longdouble_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
+void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* `shmem_ctx_longdouble_p` (OpenSHMEM 1.6, shmem_p.tex). */
+void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
+
+/* `shmem_ctx_longdouble_put` (OpenSHMEM 1.6, shmem_put.tex). */
+void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
 /* `shmem_ctx_longdouble_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex). */
 void shmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
 
+/* `shmem_ctx_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* `shmem_ctx_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* `shmem_longdouble_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex). */
+int shmem_longdouble_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* `shmem_longdouble_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex). */
+int shmem_longdouble_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+
+/* `shmem_longdouble_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex). */
+int shmem_longdouble_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root);
+
+/* `shmem_longdouble_collect` (OpenSHMEM 1.6, shmem_collect.tex). */
+int shmem_longdouble_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* `shmem_longdouble_fcollect` (OpenSHMEM 1.6, shmem_collect.tex). */
+int shmem_longdouble_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* `shmem_longdouble_g` (OpenSHMEM 1.6, shmem_g.tex). */
+long double shmem_longdouble_g(const long double *source, int pe);
+
+/* `shmem_longdouble_get` (OpenSHMEM 1.6, shmem_get.tex). */
+void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
+
 /* `shmem_longdouble_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
 void shmem_longdouble_get_nbi(long double *dest, const long double *source, size_t nelems, int pe);
 
-/* `shmem_ctx_longdouble_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
-void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+/* `shmem_longdouble_ibget` (OpenSHMEM 1.6, shmem_ibget.tex). */
+void shmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* `shmem_longdouble_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
+void shmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+
+/* `shmem_longdouble_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
+void shmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* `shmem_longdouble_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
+void shmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* `shmem_longdouble_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* `shmem_longdouble_max_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* `shmem_longdouble_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* `shmem_longdouble_min_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* `shmem_longdouble_p` (OpenSHMEM 1.6, shmem_p.tex). */
+void shmem_longdouble_p(long double *dest, long double value, int pe);
+
+/* `shmem_longdouble_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* `shmem_longdouble_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+/* `shmem_longdouble_put` (OpenSHMEM 1.6, shmem_put.tex). */
+void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
+
+/* `shmem_longdouble_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex). */
+void shmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe);
 
 /* `shmem_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
 void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
-/* `shmem_ctx_longdouble_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
-void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-
 /* `shmem_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
 void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
-/* `shmem_ctx_longdouble_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
-void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+/* `shmem_longdouble_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_longdouble_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* `shmem_longdouble_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_longdouble_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+
+/* `shmem_longdouble_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
+
+/* `shmem_longdouble_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
+
+#if !defined(__cplusplus) /* C++ has no _Complex */
+
+/* `shmem_complexd_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
+
+/* `shmem_complexd_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
+
+/* `shmem_complexd_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+
+/* `shmem_complexd_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+
+/* `shmem_complexd_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
+
+/* `shmem_complexd_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
+
+/* `shmem_complexf_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
+
+/* `shmem_complexf_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
+
+/* `shmem_complexf_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+
+/* `shmem_complexf_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+
+/* `shmem_complexf_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
+
+/* `shmem_complexf_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
+
+#endif /* !__cplusplus */
 
 #ifdef __cplusplus
 }  /* extern "C" */
@@ -11907,6 +14721,265 @@ void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, con
             unsigned long *: shmem_ulong_test_some_vector, \
             unsigned long long *: shmem_ulonglong_test_some_vector, \
             default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+
+/* `shmem_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex). */
+#define shmem_broadcast(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_float_broadcast, \
+            double *: shmem_double_broadcast, \
+            long double *: shmem_longdouble_broadcast, \
+            char *: shmem_char_broadcast, \
+            signed char *: shmem_schar_broadcast, \
+            short *: shmem_short_broadcast, \
+            int *: shmem_int_broadcast, \
+            long *: shmem_long_broadcast, \
+            long long *: shmem_longlong_broadcast, \
+            unsigned char *: shmem_uchar_broadcast, \
+            unsigned short *: shmem_ushort_broadcast, \
+            unsigned int *: shmem_uint_broadcast, \
+            unsigned long *: shmem_ulong_broadcast, \
+            unsigned long long *: shmem_ulonglong_broadcast, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_collect` (OpenSHMEM 1.6, shmem_collect.tex). */
+#define shmem_collect(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_float_collect, \
+            double *: shmem_double_collect, \
+            long double *: shmem_longdouble_collect, \
+            char *: shmem_char_collect, \
+            signed char *: shmem_schar_collect, \
+            short *: shmem_short_collect, \
+            int *: shmem_int_collect, \
+            long *: shmem_long_collect, \
+            long long *: shmem_longlong_collect, \
+            unsigned char *: shmem_uchar_collect, \
+            unsigned short *: shmem_ushort_collect, \
+            unsigned int *: shmem_uint_collect, \
+            unsigned long *: shmem_ulong_collect, \
+            unsigned long long *: shmem_ulonglong_collect, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_fcollect` (OpenSHMEM 1.6, shmem_collect.tex). */
+#define shmem_fcollect(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_float_fcollect, \
+            double *: shmem_double_fcollect, \
+            long double *: shmem_longdouble_fcollect, \
+            char *: shmem_char_fcollect, \
+            signed char *: shmem_schar_fcollect, \
+            short *: shmem_short_fcollect, \
+            int *: shmem_int_fcollect, \
+            long *: shmem_long_fcollect, \
+            long long *: shmem_longlong_fcollect, \
+            unsigned char *: shmem_uchar_fcollect, \
+            unsigned short *: shmem_ushort_fcollect, \
+            unsigned int *: shmem_uint_fcollect, \
+            unsigned long *: shmem_ulong_fcollect, \
+            unsigned long long *: shmem_ulonglong_fcollect, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex). */
+#define shmem_alltoall(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_float_alltoall, \
+            double *: shmem_double_alltoall, \
+            long double *: shmem_longdouble_alltoall, \
+            char *: shmem_char_alltoall, \
+            signed char *: shmem_schar_alltoall, \
+            short *: shmem_short_alltoall, \
+            int *: shmem_int_alltoall, \
+            long *: shmem_long_alltoall, \
+            long long *: shmem_longlong_alltoall, \
+            unsigned char *: shmem_uchar_alltoall, \
+            unsigned short *: shmem_ushort_alltoall, \
+            unsigned int *: shmem_uint_alltoall, \
+            unsigned long *: shmem_ulong_alltoall, \
+            unsigned long long *: shmem_ulonglong_alltoall, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex). */
+#define shmem_alltoalls(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            float *: shmem_float_alltoalls, \
+            double *: shmem_double_alltoalls, \
+            long double *: shmem_longdouble_alltoalls, \
+            char *: shmem_char_alltoalls, \
+            signed char *: shmem_schar_alltoalls, \
+            short *: shmem_short_alltoalls, \
+            int *: shmem_int_alltoalls, \
+            long *: shmem_long_alltoalls, \
+            long long *: shmem_longlong_alltoalls, \
+            unsigned char *: shmem_uchar_alltoalls, \
+            unsigned short *: shmem_ushort_alltoalls, \
+            unsigned int *: shmem_uint_alltoalls, \
+            unsigned long *: shmem_ulong_alltoalls, \
+            unsigned long long *: shmem_ulonglong_alltoalls, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_and_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned char *: shmem_uchar_and_reduce, \
+            unsigned short *: shmem_ushort_and_reduce, \
+            unsigned int *: shmem_uint_and_reduce, \
+            unsigned long *: shmem_ulong_and_reduce, \
+            unsigned long long *: shmem_ulonglong_and_reduce, \
+            signed char *: shmem_int8_and_reduce, \
+            short *: shmem_int16_and_reduce, \
+            int *: shmem_int32_and_reduce, \
+            long *: shmem_int64_and_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_or_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned char *: shmem_uchar_or_reduce, \
+            unsigned short *: shmem_ushort_or_reduce, \
+            unsigned int *: shmem_uint_or_reduce, \
+            unsigned long *: shmem_ulong_or_reduce, \
+            unsigned long long *: shmem_ulonglong_or_reduce, \
+            signed char *: shmem_int8_or_reduce, \
+            short *: shmem_int16_or_reduce, \
+            int *: shmem_int32_or_reduce, \
+            long *: shmem_int64_or_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_xor_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            unsigned char *: shmem_uchar_xor_reduce, \
+            unsigned short *: shmem_ushort_xor_reduce, \
+            unsigned int *: shmem_uint_xor_reduce, \
+            unsigned long *: shmem_ulong_xor_reduce, \
+            unsigned long long *: shmem_ulonglong_xor_reduce, \
+            signed char *: shmem_int8_xor_reduce, \
+            short *: shmem_int16_xor_reduce, \
+            int *: shmem_int32_xor_reduce, \
+            long *: shmem_int64_xor_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_max_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_max_reduce, \
+            signed char *: shmem_schar_max_reduce, \
+            short *: shmem_short_max_reduce, \
+            int *: shmem_int_max_reduce, \
+            long *: shmem_long_max_reduce, \
+            long long *: shmem_longlong_max_reduce, \
+            unsigned char *: shmem_uchar_max_reduce, \
+            unsigned short *: shmem_ushort_max_reduce, \
+            unsigned int *: shmem_uint_max_reduce, \
+            unsigned long *: shmem_ulong_max_reduce, \
+            unsigned long long *: shmem_ulonglong_max_reduce, \
+            float *: shmem_float_max_reduce, \
+            double *: shmem_double_max_reduce, \
+            long double *: shmem_longdouble_max_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_min_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_min_reduce, \
+            signed char *: shmem_schar_min_reduce, \
+            short *: shmem_short_min_reduce, \
+            int *: shmem_int_min_reduce, \
+            long *: shmem_long_min_reduce, \
+            long long *: shmem_longlong_min_reduce, \
+            unsigned char *: shmem_uchar_min_reduce, \
+            unsigned short *: shmem_ushort_min_reduce, \
+            unsigned int *: shmem_uint_min_reduce, \
+            unsigned long *: shmem_ulong_min_reduce, \
+            unsigned long long *: shmem_ulonglong_min_reduce, \
+            float *: shmem_float_min_reduce, \
+            double *: shmem_double_min_reduce, \
+            long double *: shmem_longdouble_min_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_sum_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_sum_reduce, \
+            signed char *: shmem_schar_sum_reduce, \
+            short *: shmem_short_sum_reduce, \
+            int *: shmem_int_sum_reduce, \
+            long *: shmem_long_sum_reduce, \
+            long long *: shmem_longlong_sum_reduce, \
+            unsigned char *: shmem_uchar_sum_reduce, \
+            unsigned short *: shmem_ushort_sum_reduce, \
+            unsigned int *: shmem_uint_sum_reduce, \
+            unsigned long *: shmem_ulong_sum_reduce, \
+            unsigned long long *: shmem_ulonglong_sum_reduce, \
+            float *: shmem_float_sum_reduce, \
+            double *: shmem_double_sum_reduce, \
+            long double *: shmem_longdouble_sum_reduce, \
+            double _Complex *: shmem_complexd_sum_reduce, \
+            float _Complex *: shmem_complexf_sum_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+#define shmem_prod_reduce(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_prod_reduce, \
+            signed char *: shmem_schar_prod_reduce, \
+            short *: shmem_short_prod_reduce, \
+            int *: shmem_int_prod_reduce, \
+            long *: shmem_long_prod_reduce, \
+            long long *: shmem_longlong_prod_reduce, \
+            unsigned char *: shmem_uchar_prod_reduce, \
+            unsigned short *: shmem_ushort_prod_reduce, \
+            unsigned int *: shmem_uint_prod_reduce, \
+            unsigned long *: shmem_ulong_prod_reduce, \
+            unsigned long long *: shmem_ulonglong_prod_reduce, \
+            float *: shmem_float_prod_reduce, \
+            double *: shmem_double_prod_reduce, \
+            long double *: shmem_longdouble_prod_reduce, \
+            double _Complex *: shmem_complexd_prod_reduce, \
+            float _Complex *: shmem_complexf_prod_reduce, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+#define shmem_sum_inscan(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_sum_inscan, \
+            signed char *: shmem_schar_sum_inscan, \
+            short *: shmem_short_sum_inscan, \
+            int *: shmem_int_sum_inscan, \
+            long *: shmem_long_sum_inscan, \
+            long long *: shmem_longlong_sum_inscan, \
+            unsigned char *: shmem_uchar_sum_inscan, \
+            unsigned short *: shmem_ushort_sum_inscan, \
+            unsigned int *: shmem_uint_sum_inscan, \
+            unsigned long *: shmem_ulong_sum_inscan, \
+            unsigned long long *: shmem_ulonglong_sum_inscan, \
+            float *: shmem_float_sum_inscan, \
+            double *: shmem_double_sum_inscan, \
+            long double *: shmem_longdouble_sum_inscan, \
+            double _Complex *: shmem_complexd_sum_inscan, \
+            float _Complex *: shmem_complexf_sum_inscan, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+
+/* `shmem_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+#define shmem_sum_exscan(team, ...) \
+    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
+            char *: shmem_char_sum_exscan, \
+            signed char *: shmem_schar_sum_exscan, \
+            short *: shmem_short_sum_exscan, \
+            int *: shmem_int_sum_exscan, \
+            long *: shmem_long_sum_exscan, \
+            long long *: shmem_longlong_sum_exscan, \
+            unsigned char *: shmem_uchar_sum_exscan, \
+            unsigned short *: shmem_ushort_sum_exscan, \
+            unsigned int *: shmem_uint_sum_exscan, \
+            unsigned long *: shmem_ulong_sum_exscan, \
+            unsigned long long *: shmem_ulonglong_sum_exscan, \
+            float *: shmem_float_sum_exscan, \
+            double *: shmem_double_sum_exscan, \
+            long double *: shmem_longdouble_sum_exscan, \
+            double _Complex *: shmem_complexd_sum_exscan, \
+            float _Complex *: shmem_complexf_sum_exscan, \
+            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
 
 #endif /* C11 */
 

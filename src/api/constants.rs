@@ -5,8 +5,8 @@
 //! reason for each.
 //!
 //! The deprecated underscore forms (`_SHMEM_CMP_EQ`, ...) are defined as the current names.
-//! `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` come with teams; the invalid handles
-//! (`SHMEM_CTX_INVALID`, `SHMEM_TEAM_INVALID`) are NULL casts written in `crates/apigen/c/`.
+//! `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` are data symbols in `runtime::handle`; the invalid
+//! handles (`SHMEM_CTX_INVALID`, `SHMEM_TEAM_INVALID`) are NULL casts written in `crates/apigen/c/`.
 #![allow(non_upper_case_globals, non_camel_case_types)]
 
 use std::ffi::{CStr, c_int, c_long};
@@ -105,7 +105,8 @@ pub const SHMEM_MALLOC_ATOMICS_REMOTE: c_long = 1 << 0;
 /// The memory is mostly used as signals.
 pub const SHMEM_MALLOC_SIGNAL_REMOTE: c_long = 1 << 1;
 
-// Work arrays of the deprecated active-set collectives (deprecated 1.5): numbers of `long`s.
+// Work arrays of the deprecated active-set collectives (deprecated 1.5): numbers of `long`s. The
+// library never touches `pSync` (see `ops::coll`), so any size suffices; these keep room to spare.
 
 /// `pSync` length for `shmem_barrier`.
 pub const SHMEM_BARRIER_SYNC_SIZE: c_int = 64;

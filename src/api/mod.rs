@@ -6,14 +6,19 @@
 
 pub mod amo;
 pub mod amo_nbi;
+pub mod coll;
 pub mod constants;
+pub mod ctx;
 pub mod lock;
 pub mod longdouble;
 pub mod memory;
 pub mod order;
 pub mod p2p;
+pub mod reduce;
 pub mod rma;
 pub mod rma_nbi;
+pub mod scan;
 pub mod setup;
 pub mod signal;
 pub mod sync;
+pub mod team;

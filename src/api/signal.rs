@@ -3,7 +3,7 @@
 //!
 //! Each C function forwards its arguments, with its own name for error messages, to the op in
 //! `crate::ops`; its `pshmem_` profiling twin follows it with the same body.
-#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ops::{Bits128, signal};
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};

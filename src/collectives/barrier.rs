@@ -1,23 +1,39 @@
-//! Barriers: a dissemination barrier over epoch counters in each PE's control block.
+//! Barriers: a dissemination barrier over a group.
 //!
-//! In round `r` PE `i` signals PE `(i + 2^r) mod n` by storing the barrier's epoch into that PE's
-//! `barrier[r]` word, then waits for its own `barrier[r]` to reach the epoch. Each word has one writer
-//! and only grows, so nothing is ever reset and back-to-back barriers cannot be confused.
-//! `ceil(log2 n)` rounds, any `n`.
+//! In round `r` member `i` signals member `(i + 2^r) mod n` and waits for the signal of member
+//! `(i - 2^r) mod n`; `ceil(log2 n)` rounds, any `n`. On a team a signal is the barrier's epoch
+//! stored into the receiver's `barrier[r]` word of the team's slot: each word has one writer per
+//! epoch and only grows, so nothing is reset and back-to-back barriers cannot be confused. On an
+//! active set a signal is an increment of the receiver's counter for the sender, and the receiver
+//! consumes the signals of each sender in order: no epoch needs to agree between calls, so any set
+//! of PEs may synchronize in any order consistent between each pair.
 
+use super::{Group, Sync};
+use crate::runtime::handle::{self, WORLD_SLOT};
+use crate::runtime::team::Members;
 use crate::runtime::{wait, world::World};
+use crate::transport::shm::control::ASET_PES;
 use std::sync::atomic::Ordering;
 
-/// Waits until every PE of the world has entered the barrier with the same epoch.
-pub fn world(w: &World) {
-    let epoch = w.barrier_epoch.fetch_add(1, Ordering::Relaxed) + 1;
-    let n = w.npes;
-    let mine = w.control(w.me);
+/// Waits until every member of `g` has entered the barrier.
+pub fn group(w: &World, g: &Group) {
+    match g.sync {
+        Sync::Team(slot) => team(w, slot, &g.members),
+        Sync::ActiveSet => active_set(w, &g.members),
+    }
+}
+
+/// The barrier over the team in `slot`.
+pub fn team(w: &World, slot: usize, m: &Members) {
+    let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
+    w.epoch_high.fetch_max(epoch, Ordering::Relaxed);
+    let n = m.size;
+    let mine = &w.control(w.me).teams[slot];
     let mut distance = 1;
     let mut round = 0;
     while distance < n {
-        let to = (w.me + distance) % n;
-        w.control(to).barrier[round]
+        let to = m.world((m.me + distance) % n);
+        w.control(to).teams[slot].barrier[round]
             .0
             .store(epoch, Ordering::Release);
         let flag = &mine.barrier[round].0;
@@ -25,4 +41,37 @@ pub fn world(w: &World) {
         distance *= 2;
         round += 1;
     }
+}
+
+fn active_set(w: &World, m: &Members) {
+    let n = m.size;
+    let mine = w.control(w.me);
+    let mut distance = 1;
+    while distance < n {
+        let to = m.world((m.me + distance) % n);
+        let from = m.world((m.me + n - distance % n) % n);
+        w.control(to).aset[w.me].fetch_add(1, Ordering::Release);
+        let seen = &w.aset_seen[from];
+        let next = seen.load(Ordering::Relaxed) + 1;
+        let count = &mine.aset[from];
+        wait::until(|| count.load(Ordering::Acquire) >= next);
+        seen.store(next, Ordering::Relaxed);
+        distance *= 2;
+    }
+}
+
+/// Checks that the active-set counters cover the job (at the first active-set call).
+pub fn active_set_fits(npes: usize) -> bool {
+    npes <= ASET_PES
+}
+
+/// Waits until every PE of the world has entered the barrier.
+pub fn world(w: &World) {
+    let m = Members {
+        start: 0,
+        stride: 1,
+        size: w.npes,
+        me: w.me,
+    };
+    team(w, WORLD_SLOT, &m);
 }

@@ -1,3 +1,30 @@
 //! Collective algorithms, written against the runtime's view of the peers' memory.
+//!
+//! A collective runs over a [`Group`]: the members (an arithmetic progression of world PEs) and
+//! where their synchronization words are (a team's slot, or the active-set counters of the
+//! deprecated pSync routines). The job is on one node, so the algorithms are flat: every member
+//! reads the others' symmetric buffers directly through its mappings of their segments, between two
+//! barriers (the first: every member has entered, its source is ready and its destination free;
+//! the second: every member has finished reading, so sources may change again).
 
 pub mod barrier;
+pub mod flat;
+
+use crate::runtime::team::Members;
+
+/// Where a group's synchronization words are.
+#[derive(Clone, Copy, Debug)]
+pub enum Sync {
+    /// A team's slot in each member's control block; barriers are numbered by the team's epochs.
+    Team(usize),
+    /// The per-sender counters of the control block, for the deprecated active-set routines (any
+    /// set of PEs, no state shared between calls beyond the counts).
+    ActiveSet,
+}
+
+/// The PEs of one collective call and their synchronization words.
+#[derive(Clone, Copy, Debug)]
+pub struct Group {
+    pub members: Members,
+    pub sync: Sync,
+}

@@ -77,8 +77,7 @@ fn target<T: Amo>(
         assert!(size_of::<T>() == size_of::<T::Word>());
         assert!(align_of::<T::Word>() == size_of::<T::Word>());
     }
-    let w = super::enter(call, ctx);
-    let pe = w.check_pe(call, pe);
+    let (w, pe) = super::enter_pe(call, ctx, pe);
     // Every segment base is page aligned, so the peer's copy is aligned exactly when ours is.
     if !addr.is_multiple_of(size_of::<T>()) {
         misaligned(call, what, addr, size_of::<T>());

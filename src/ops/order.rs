@@ -1,10 +1,10 @@
 //! Memory ordering (OpenSHMEM 1.6 §9.11): fence, quiet, pe_quiet. On the shared-memory route every
 //! operation has completed when it returns; what remains is making its stores visible in order,
-//! which a full memory fence does.
+//! which a full memory fence does. A context's quiet and fence therefore complete its operations
+//! (and, harmlessly, every other context's).
 
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
-use crate::runtime::world;
 use crate::transport::shm;
 use std::ffi::c_int;
 
@@ -34,8 +34,7 @@ pub unsafe fn pe_quiet(
     target_pes: *const c_int,
     npes: usize,
 ) {
-    check(call, ctx);
-    let w = world::get(call);
+    let (w, c) = super::enter(call, ctx);
     if npes > 0 {
         if target_pes.is_null() {
             fatal!(call, "target_pes is NULL with npes = {npes}");
@@ -43,7 +42,7 @@ pub unsafe fn pe_quiet(
         // SAFETY: the caller guarantees `npes` entries.
         let pes = unsafe { std::slice::from_raw_parts(target_pes, npes) };
         for &pe in pes {
-            w.check_pe(call, pe);
+            super::pe_of(call, w, c, pe);
         }
     }
     shm::order();

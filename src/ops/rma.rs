@@ -7,7 +7,7 @@
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
 //! the blocking ones; `shmem_quiet` still orders them as the spec requires.
 
-use super::enter;
+use super::enter_pe;
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
 use crate::transport::shm;
@@ -49,8 +49,7 @@ unsafe fn contiguous<T: Copy>(
     nelems: usize,
     pe: c_int,
 ) {
-    let w = enter(call, ctx);
-    let pe = w.check_pe(call, pe);
+    let (w, pe) = enter_pe(call, ctx, pe);
     let len = bytes::<T>(call, "nelems", nelems);
     if len == 0 {
         return;
@@ -113,8 +112,7 @@ unsafe fn strided<T: Copy>(
     nblocks: usize,
     pe: c_int,
 ) {
-    let w = enter(call, ctx);
-    let pe = w.check_pe(call, pe);
+    let (w, pe) = enter_pe(call, ctx, pe);
     bytes::<T>(call, "nelems", bsize.saturating_mul(nblocks));
     if bsize == 0 || nblocks == 0 {
         return;
@@ -233,8 +231,7 @@ pub unsafe fn get_nbi<T: Copy>(
 /// `dest` must be aligned for `T` (it is range-checked here).
 #[inline(always)]
 pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
-    let w = enter(call, ctx);
-    let pe = w.check_pe(call, pe);
+    let (w, pe) = enter_pe(call, ctx, pe);
     let remote = w.translate(call, "dest", dest as usize, size_of::<T>(), pe);
     // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
     unsafe { shm::store(remote as *mut T, value) }
@@ -246,8 +243,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
 /// `source` must be aligned for `T` (it is range-checked here).
 #[inline(always)]
 pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
-    let w = enter(call, ctx);
-    let pe = w.check_pe(call, pe);
+    let (w, pe) = enter_pe(call, ctx, pe);
     let remote = w.translate(call, "source", source as usize, size_of::<T>(), pe);
     // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
     unsafe { shm::load(remote as *const T) }

@@ -13,7 +13,7 @@
 //! nothing.
 
 use super::amo::misaligned;
-use super::{enter, p2p, rma};
+use super::{enter_pe, p2p, rma};
 use crate::api::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
@@ -69,8 +69,8 @@ unsafe fn put_then_signal<T: Copy>(
         SHMEM_SIGNAL_ADD => SigOp::Add,
         _ => bad_sig_op(call, sig_op),
     };
-    let w = enter(call, ctx);
-    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    let (w, world_pe) = enter_pe(call, ctx, pe);
+    let target = signal_word(w, call, sig_addr, world_pe);
     // SAFETY: forwarded contract; `put` checks the destination range.
     unsafe { rma::put(call, ctx, dest, source, nelems, pe) };
     shm::order();
@@ -146,16 +146,16 @@ pub fn fetch(call: &'static str, sig_addr: *const u64) -> u64 {
 
 /// `shmem_signal_add` (1.6): adds `signal` to `sig_addr` on `pe`.
 pub fn add(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
-    let w = enter(call, ctx);
-    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    let (w, world_pe) = enter_pe(call, ctx, pe);
+    let target = signal_word(w, call, sig_addr, world_pe);
     // SAFETY: as in `put_then_signal`.
     unsafe { u64::fetch_add(target, signal) };
 }
 
 /// `shmem_signal_set` (1.6): stores `signal` into `sig_addr` on `pe`.
 pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
-    let w = enter(call, ctx);
-    let target = signal_word(w, call, sig_addr, w.check_pe(call, pe));
+    let (w, world_pe) = enter_pe(call, ctx, pe);
+    let target = signal_word(w, call, sig_addr, world_pe);
     // SAFETY: as in `put_then_signal`.
     unsafe { u64::store(target, signal) };
 }

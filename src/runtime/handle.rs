@@ -1,11 +1,19 @@
 //! The C handle types (`shmem_ctx_t`, `shmem_team_t`) and every cast between a handle and the Rust
 //! object behind it. No other module turns a handle into a reference.
 //!
-//! A handle is a pointer to an object owned by the library. The predefined handles
-//! (`SHMEM_CTX_DEFAULT`, ...) are exported data symbols whose value is the address of a static object;
-//! the invalid handles are NULL. See docs/ABI.md.
+//! A handle is a pointer to an object owned by the library. Teams live in a fixed table indexed by
+//! their synchronization slot; created contexts in a fixed pool. The predefined handles
+//! (`SHMEM_CTX_DEFAULT`, `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED`) are exported data symbols whose
+//! value is the address of a static object; the invalid handles are NULL. A handle is valid when it
+//! points at an object of its table and that object is live: checking it reads no memory through the
+//! handle itself. See docs/ABI.md.
 
-use std::ffi::c_void;
+use super::context::Context;
+use super::team::Team;
+use super::world::World;
+use crate::transport::shm::control::TEAM_SLOTS;
+use std::ffi::{c_long, c_void};
+use std::mem::{size_of, size_of_val};
 
 /// Opaque C type behind `shmem_ctx_t`.
 #[repr(C)]
@@ -41,29 +49,133 @@ unsafe impl Sync for shmem_team_t {}
 // SAFETY: as above.
 unsafe impl Send for shmem_team_t {}
 
-/// The object behind `SHMEM_CTX_DEFAULT`.
-pub struct Context {
-    _private: (),
-}
+/// The slot of `SHMEM_TEAM_WORLD`.
+pub(crate) const WORLD_SLOT: usize = 0;
+/// The slot of `SHMEM_TEAM_SHARED`.
+pub(crate) const SHARED_SLOT: usize = 1;
 
-static DEFAULT_CONTEXT: Context = Context { _private: () };
+/// The team objects, indexed by slot.
+static TEAMS: [Team; TEAM_SLOTS] = [const { Team::new() }; TEAM_SLOTS];
+
+/// Contexts one PE can hold at once besides the default one.
+pub(crate) const MAX_CONTEXTS: usize = 1024;
+
+static DEFAULT_CONTEXT: Context = Context::new(true);
+static CONTEXTS: [Context; MAX_CONTEXTS] = [const { Context::new(false) }; MAX_CONTEXTS];
 
 /// The default context: operations on it complete at `shmem_quiet` (OpenSHMEM 1.6 §9.5).
 #[unsafe(no_mangle)]
 pub static SHMEM_CTX_DEFAULT: shmem_ctx_t =
     shmem_ctx_t(&raw const DEFAULT_CONTEXT as *const c_void as *mut rshmem_ctx);
 
+/// The team of every PE of the program (OpenSHMEM 1.6 §9.4).
+#[unsafe(no_mangle)]
+pub static SHMEM_TEAM_WORLD: shmem_team_t =
+    shmem_team_t(&raw const TEAMS[WORLD_SLOT] as *const c_void as *mut rshmem_team);
+
+/// The team of the PEs that share memory with this one: every PE, since a job runs on one node.
+#[unsafe(no_mangle)]
+pub static SHMEM_TEAM_SHARED: shmem_team_t =
+    shmem_team_t(&raw const TEAMS[SHARED_SLOT] as *const c_void as *mut rshmem_team);
+
 impl shmem_ctx_t {
     /// The handle value of an invalid context (`SHMEM_CTX_INVALID`).
     pub const INVALID: shmem_ctx_t = shmem_ctx_t(std::ptr::null_mut());
 }
 
-/// The context behind a handle; `None` for a handle the library never handed out.
+impl shmem_team_t {
+    /// The handle value of an invalid team (`SHMEM_TEAM_INVALID`).
+    pub const INVALID: shmem_team_t = shmem_team_t(std::ptr::null_mut());
+}
+
+/// The element of `table` that `addr` points at exactly, if any.
+#[inline(always)]
+fn element<T>(table: &'static [T], addr: usize) -> Option<(usize, &'static T)> {
+    let off = addr.wrapping_sub(table.as_ptr() as usize);
+    if off < size_of_val(table) && off.is_multiple_of(size_of::<T>()) {
+        let i = off / size_of::<T>();
+        Some((i, &table[i]))
+    } else {
+        None
+    }
+}
+
+/// The context behind a handle: the default one, or a live created one.
 #[inline(always)]
 pub fn context(ctx: shmem_ctx_t) -> Option<&'static Context> {
     if ctx == SHMEM_CTX_DEFAULT {
         Some(&DEFAULT_CONTEXT)
     } else {
-        None
+        created_context(ctx)
+    }
+}
+
+#[inline(never)]
+fn created_context(ctx: shmem_ctx_t) -> Option<&'static Context> {
+    element(&CONTEXTS, ctx.0 as usize)
+        .map(|(_, c)| c)
+        .filter(|c| c.is_live())
+}
+
+/// A new context on the team in `slot`, or `None` when the pool is exhausted.
+pub fn create_context(slot: usize, options: c_long) -> Option<shmem_ctx_t> {
+    CONTEXTS
+        .iter()
+        .find(|c| c.claim(slot, options))
+        .map(|c| shmem_ctx_t(c as *const Context as *mut rshmem_ctx))
+}
+
+/// Whether `ctx` is `SHMEM_CTX_DEFAULT`.
+pub fn is_default(ctx: shmem_ctx_t) -> bool {
+    ctx == SHMEM_CTX_DEFAULT
+}
+
+/// Destroys every created context on the team in `slot`.
+pub fn destroy_contexts_of(slot: usize) {
+    for c in CONTEXTS.iter().filter(|c| c.is_live() && c.team() == slot) {
+        c.release();
+    }
+}
+
+/// The live team behind a handle, with its slot.
+#[inline(always)]
+pub fn team(t: shmem_team_t) -> Option<(usize, &'static Team)> {
+    element(&TEAMS, t.0 as usize).filter(|(_, t)| t.is_live())
+}
+
+/// The team object of a slot, live or not.
+#[inline(always)]
+pub fn team_at(slot: usize) -> &'static Team {
+    &TEAMS[slot]
+}
+
+/// The handle of the team in `slot`.
+pub fn team_handle(slot: usize) -> shmem_team_t {
+    shmem_team_t(&TEAMS[slot] as *const Team as *mut rshmem_team)
+}
+
+/// Brings the predefined teams to life for `w` (at `shmem_init`). Their epochs continue across a
+/// finalize and a new init, since their flags in the control block stay.
+pub fn open_predefined_teams(w: &World) {
+    let world = super::team::Members {
+        start: 0,
+        stride: 1,
+        size: w.npes,
+        me: w.me,
+    };
+    for slot in [WORLD_SLOT, SHARED_SLOT] {
+        let t = &TEAMS[slot];
+        let epoch = t.epoch.load(std::sync::atomic::Ordering::Relaxed);
+        t.open(world, 0, epoch);
+    }
+}
+
+/// Destroys every created team and context (at `shmem_finalize`).
+pub fn close_created() {
+    for t in &TEAMS[SHARED_SLOT + 1..] {
+        t.close();
+    }
+    for c in &CONTEXTS {
+        c.release();
     }
 }

@@ -39,8 +39,12 @@ pub struct World {
     pub heap: Mutex<Heap>,
     /// `SHMEM_THREAD_*` level granted at init.
     pub thread_level: AtomicI32,
-    /// The number of barriers this PE has entered (dissemination epochs).
-    pub barrier_epoch: AtomicU64,
+    /// Team slots in use on this PE (bit `s` for slot `s`); the predefined teams hold 0 and 1.
+    pub team_slots: AtomicU64,
+    /// The highest team barrier epoch this PE has used (see `runtime::team`).
+    pub epoch_high: AtomicU64,
+    /// Active-set collectives: `aset_seen[p]` counts the signals from PE `p` this PE has consumed.
+    pub aset_seen: Box<[AtomicU64]>,
     /// The number of collective allocation calls this PE has made.
     pub alloc_seq: AtomicU64,
     /// The mappings, kept alive for the life of the process.
@@ -117,6 +121,8 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
         w
     };
     world.thread_level.store(thread_level, Ordering::Relaxed);
+    world.team_slots.store(0b11, Ordering::Relaxed);
+    super::handle::open_predefined_teams(world);
     WORLD.store((world as *const World).cast_mut(), Ordering::Release);
     crate::collectives::barrier::world(world);
     true
@@ -126,6 +132,7 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
 pub fn finalize() {
     let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
     let w = WORLD.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    super::handle::close_created();
     if !w.is_null() {
         RETIRED.store(w, Ordering::Release);
     }
@@ -323,7 +330,9 @@ fn build(call: &'static str) -> World {
         config,
         segments: [heap_view, data_view],
         thread_level: AtomicI32::new(0),
-        barrier_epoch: AtomicU64::new(0),
+        team_slots: AtomicU64::new(0b11),
+        epoch_high: AtomicU64::new(0),
+        aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
         alloc_seq: AtomicU64::new(0),
         _mappings: mappings,
     };

@@ -78,11 +78,22 @@ _Static_assert(sizeof(long double) == 16, \"the long double routines move 16-byt
     Ok(s)
 }
 
-/// The declarations of the C-implemented routines, for shmem.h (`profiling` false) or pshmem.h.
-pub fn longdouble_decls(funcs: &[&Func], profiling: bool) -> String {
+/// The declarations that cbindgen cannot write, for shmem.h (`profiling` false) or pshmem.h: the
+/// routines implemented in C and the Rust shells with `long double` or complex pointers, each from
+/// the spec's synopsis. The complex ones are C only (C++ has no `_Complex`).
+pub fn text_decls(funcs: &[&Func], profiling: bool) -> String {
     let mut s = String::new();
     s.push_str("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    let mut in_c_only = false;
     for f in funcs {
+        if f.is_complex() != in_c_only {
+            in_c_only = f.is_complex();
+            s.push_str(if in_c_only {
+                "#if !defined(__cplusplus) /* C++ has no _Complex */\n\n"
+            } else {
+                "#endif /* !__cplusplus */\n\n"
+            });
+        }
         let sig = &f.row.c_signature;
         if profiling {
             writeln!(s, "/* Profiling twin of `{}`. */", f.name()).unwrap();
@@ -106,6 +117,9 @@ pub fn longdouble_decls(funcs: &[&Func], profiling: bool) -> String {
             .unwrap();
             writeln!(s, "{sig};\n").unwrap();
         }
+    }
+    if in_c_only {
+        s.push_str("#endif /* !__cplusplus */\n\n");
     }
     s.push_str("#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n");
     s
@@ -168,8 +182,18 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
         let rows = match family.types {
             crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
             crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
+            crate::families::Types::WithOp(t, op) => spec.with_op(t, op)?,
             _ => return Err(format!("{generic}: family is not typed")),
         };
+        // A team-first family (collectives) selects on the first argument after the team.
+        let team_first = CSignature::parse(
+            &spec
+                .function(&plain_first(family.names[0], &rows_first(spec, family)?))?
+                .c_signature,
+        )?
+        .params
+        .first()
+        .is_some_and(|p| p.ty.base == "shmem_team_t");
         let (plain, ctx) = match family.names {
             [plain, ctx] => (*plain, Some(*ctx)),
             [plain] => (*plain, None),
@@ -196,7 +220,7 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
                 let buf = sig
                     .params
                     .iter()
-                    .find(|p| p.ty.base != "shmem_ctx_t")
+                    .find(|p| p.ty.base != "shmem_ctx_t" && p.ty.base != "shmem_team_t")
                     .ok_or_else(|| format!("{name}: no buffer parameter"))?;
                 if buf.ty.pointers != 1 {
                     return Err(format!("{name}: first buffer parameter is not a pointer"));
@@ -214,6 +238,16 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
                 .collect::<Vec<_>>()
                 .join(" \\\n")
         };
+        if team_first {
+            write!(
+                s,
+                "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(team, ...) \\\n    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)\n",
+                row.spec_file,
+                join(&assoc_plain),
+            )
+            .unwrap();
+            continue;
+        }
         if ctx.is_none() {
             // No context form: select on the first argument alone.
             write!(
@@ -238,6 +272,22 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
     Ok(s)
 }
 
+/// The first TYPENAME a typed family expands to.
+fn rows_first(spec: &Spec, family: &crate::families::Family) -> Result<String, String> {
+    use crate::families::Types;
+    let rows = match family.types {
+        Types::Table(t) => spec.table(t)?.iter().collect(),
+        Types::Subset(t, only) => spec.subset(t, only)?,
+        Types::WithOp(t, op) => spec.with_op(t, op)?,
+        _ => return Err(format!("{}: family is not typed", family.names[0])),
+    };
+    Ok(rows[0].typename.clone())
+}
+
+fn plain_first(pattern: &str, typename: &str) -> String {
+    pattern.replace("TYPENAME", typename)
+}
+
 /// `c-tests/generated/types.h`: one X-macro per spec type table.
 pub fn types_h(spec: &Spec) -> String {
     let mut s = String::new();
@@ -250,7 +300,8 @@ pub fn types_h(spec: &Spec) -> String {
     s.push_str(
         "/*
  * The spec's type tables as X-macros: RSHMEM_<TABLE>_TYPES(X) calls X(TYPE, TYPENAME) once per
- * row, e.g. X(unsigned long long, ulonglong). Define X, expand the table, undefine X.
+ * row, e.g. X(unsigned long long, ulonglong); for the reduction tables RSHMEM_<TABLE>_<OP>_TYPES(X)
+ * covers the rows with operation OP (SUM, AND, ...). Define X, expand the table, undefine X.
  */
 #ifndef RSHMEM_C_TESTS_TYPES_H
 #define RSHMEM_C_TESTS_TYPES_H
@@ -266,6 +317,26 @@ pub fn types_h(spec: &Spec) -> String {
             write!(s, " \\\n    X({}, {})", r.c_type, r.typename).unwrap();
         }
         s.push('\n');
+        // Reduction tables: one macro per operation, over the rows that have it.
+        let mut ops: Vec<&str> = rows
+            .iter()
+            .flat_map(|r| r.ops.split(','))
+            .filter(|o| !o.is_empty())
+            .collect();
+        ops.sort();
+        ops.dedup();
+        for op in ops {
+            write!(
+                s,
+                "\n#define {}_{op}_TYPES(X)",
+                macro_name.trim_end_matches("_TYPES")
+            )
+            .unwrap();
+            for r in rows.iter().filter(|r| r.ops.split(',').any(|o| o == op)) {
+                write!(s, " \\\n    X({}, {})", r.c_type, r.typename).unwrap();
+            }
+            s.push('\n');
+        }
     }
     s.push_str("\n#endif /* RSHMEM_C_TESTS_TYPES_H */\n");
     s

@@ -12,6 +12,8 @@ pub enum Types {
     Plain,
     /// `TYPENAME` expands over a spec type table; the element type is the table's C type.
     Table(&'static str),
+    /// As `Table`, restricted to the rows whose `ops` include the given operation (`SUM`, `AND`).
+    WithOp(&'static str, &'static str),
     /// As `Table`, restricted to the listed TYPENAMEs (the deprecated AMO names cover a few types).
     Subset(&'static str, &'static [&'static str]),
     /// `SIZE` expands over (name part, Rust element type of the `void *` buffers).
@@ -114,6 +116,29 @@ const fn atomic(
         via128: None,
     }
 }
+
+/// A typed collective family over a spec type table, with its C11 generic if it has one (no
+/// 128-bit forwarding: the `long double` forms are Rust shells over a 16-byte element).
+const fn coll(
+    module: &'static str,
+    names: &'static [&'static str],
+    types: Types,
+    op: &'static str,
+    generic: Option<&'static str>,
+) -> Family {
+    Family {
+        module,
+        names,
+        types,
+        op,
+        generic,
+        via128: None,
+    }
+}
+
+const RMA: Types = Types::Table("stdrmatypes");
+const MEM: &[(&str, &str)] = &[("mem", "u8")];
+const BITS_32_64: &[(&str, &str)] = &[("32", "u32"), ("64", "u64")];
 
 const STDAMO: Types = Types::Table("stdamotypes");
 const EXTAMO: Types = Types::Table("extamotypes");
@@ -742,6 +767,223 @@ pub const FAMILIES: &[Family] = &[
     // Whole-world synchronization (§9.9).
     plain("sync", &["shmem_barrier_all"], "sync::barrier_all"),
     plain("sync", &["shmem_sync_all"], "sync::sync_all"),
+    // Teams (§9.4).
+    plain("team", &["shmem_team_my_pe"], "team::team_my_pe"),
+    plain("team", &["shmem_team_n_pes"], "team::team_n_pes"),
+    plain("team", &["shmem_team_get_config"], "team::team_get_config"),
+    plain(
+        "team",
+        &["shmem_team_translate_pe"],
+        "team::team_translate_pe",
+    ),
+    plain(
+        "team",
+        &["shmem_team_split_strided"],
+        "team::team_split_strided",
+    ),
+    plain("team", &["shmem_team_split_2d"], "team::team_split_2d"),
+    plain("team", &["shmem_team_destroy"], "team::team_destroy"),
+    plain("team", &["shmem_team_ptr"], "team::team_ptr"),
+    // Contexts and sessions (§9.5).
+    plain("ctx", &["shmem_ctx_create"], "ctx::ctx_create"),
+    plain("ctx", &["shmem_team_create_ctx"], "ctx::team_create_ctx"),
+    plain("ctx", &["shmem_ctx_destroy"], "ctx::ctx_destroy"),
+    plain("ctx", &["shmem_ctx_get_team"], "ctx::ctx_get_team"),
+    plain(
+        "ctx",
+        &["shmem_ctx_session_start"],
+        "ctx::ctx_session_start",
+    ),
+    plain("ctx", &["shmem_ctx_session_stop"], "ctx::ctx_session_stop"),
+    // Collectives on teams (§9.9), then the deprecated active-set forms.
+    plain("coll", &["shmem_team_sync"], "coll::team_sync"),
+    coll(
+        "coll",
+        &["shmem_TYPENAME_broadcast"],
+        RMA,
+        "coll::broadcast",
+        Some("shmem_broadcast"),
+    ),
+    sized("coll", &["shmem_broadcastSIZE"], MEM, "coll::broadcast"),
+    coll(
+        "coll",
+        &["shmem_TYPENAME_collect"],
+        RMA,
+        "coll::collect",
+        Some("shmem_collect"),
+    ),
+    sized("coll", &["shmem_collectSIZE"], MEM, "coll::collect"),
+    coll(
+        "coll",
+        &["shmem_TYPENAME_fcollect"],
+        RMA,
+        "coll::fcollect",
+        Some("shmem_fcollect"),
+    ),
+    sized("coll", &["shmem_fcollectSIZE"], MEM, "coll::fcollect"),
+    coll(
+        "coll",
+        &["shmem_TYPENAME_alltoall"],
+        RMA,
+        "coll::alltoall",
+        Some("shmem_alltoall"),
+    ),
+    sized("coll", &["shmem_alltoallSIZE"], MEM, "coll::alltoall"),
+    coll(
+        "coll",
+        &["shmem_TYPENAME_alltoalls"],
+        RMA,
+        "coll::alltoalls",
+        Some("shmem_alltoalls"),
+    ),
+    sized("coll", &["shmem_alltoallsSIZE"], MEM, "coll::alltoalls"),
+    plain("coll", &["shmem_barrier"], "coll::barrier"),
+    plain("coll", &["shmem_sync"], "coll::sync"),
+    sized(
+        "coll",
+        &["shmem_broadcastSIZE"],
+        BITS_32_64,
+        "coll::broadcast_set",
+    ),
+    sized(
+        "coll",
+        &["shmem_collectSIZE"],
+        BITS_32_64,
+        "coll::collect_set",
+    ),
+    sized(
+        "coll",
+        &["shmem_fcollectSIZE"],
+        BITS_32_64,
+        "coll::fcollect_set",
+    ),
+    sized(
+        "coll",
+        &["shmem_alltoallSIZE"],
+        BITS_32_64,
+        "coll::alltoall_set",
+    ),
+    sized(
+        "coll",
+        &["shmem_alltoallsSIZE"],
+        BITS_32_64,
+        "coll::alltoalls_set",
+    ),
+    // Reductions on teams (§9.9.11), typed by the teamreducetypes table and its operations.
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_and_reduce"],
+        Types::WithOp("teamreducetypes", "AND"),
+        "reduce::and_reduce",
+        Some("shmem_and_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_or_reduce"],
+        Types::WithOp("teamreducetypes", "OR"),
+        "reduce::or_reduce",
+        Some("shmem_or_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_xor_reduce"],
+        Types::WithOp("teamreducetypes", "XOR"),
+        "reduce::xor_reduce",
+        Some("shmem_xor_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_max_reduce"],
+        Types::WithOp("teamreducetypes", "MAX"),
+        "reduce::max_reduce",
+        Some("shmem_max_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_min_reduce"],
+        Types::WithOp("teamreducetypes", "MIN"),
+        "reduce::min_reduce",
+        Some("shmem_min_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_sum_reduce"],
+        Types::WithOp("teamreducetypes", "SUM"),
+        "reduce::sum_reduce",
+        Some("shmem_sum_reduce"),
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_prod_reduce"],
+        Types::WithOp("teamreducetypes", "PROD"),
+        "reduce::prod_reduce",
+        Some("shmem_prod_reduce"),
+    ),
+    // The deprecated active-set reductions (asetreducetypes).
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_and_to_all"],
+        Types::WithOp("asetreducetypes", "AND"),
+        "reduce::and_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_or_to_all"],
+        Types::WithOp("asetreducetypes", "OR"),
+        "reduce::or_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_xor_to_all"],
+        Types::WithOp("asetreducetypes", "XOR"),
+        "reduce::xor_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_max_to_all"],
+        Types::WithOp("asetreducetypes", "MAX"),
+        "reduce::max_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_min_to_all"],
+        Types::WithOp("asetreducetypes", "MIN"),
+        "reduce::min_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_sum_to_all"],
+        Types::WithOp("asetreducetypes", "SUM"),
+        "reduce::sum_to_all",
+        None,
+    ),
+    coll(
+        "reduce",
+        &["shmem_TYPENAME_prod_to_all"],
+        Types::WithOp("asetreducetypes", "PROD"),
+        "reduce::prod_to_all",
+        None,
+    ),
+    // Scans (1.6).
+    coll(
+        "scan",
+        &["shmem_TYPENAME_sum_inscan"],
+        Types::WithOp("teamreducetypes", "SUM"),
+        "reduce::sum_inscan",
+        Some("shmem_sum_inscan"),
+    ),
+    coll(
+        "scan",
+        &["shmem_TYPENAME_sum_exscan"],
+        Types::WithOp("teamreducetypes", "SUM"),
+        "reduce::sum_exscan",
+        Some("shmem_sum_exscan"),
+    ),
 ];
 
 /// The one-line `//!` doc of each generated module, in `mod.rs` order.
@@ -787,4 +1029,21 @@ pub const MODULES: &[(&str, &str)] = &[
         "sync",
         "Whole-world synchronization: barrier_all, sync_all (OpenSHMEM 1.6 §9.9.1, §9.9.2).",
     ),
+    (
+        "team",
+        "Team management: my_pe, n_pes, get_config, translate_pe, the strided and 2-D splits, destroy, team_ptr (OpenSHMEM 1.6 §9.4).",
+    ),
+    (
+        "ctx",
+        "Communication contexts and sessions: create, team_create_ctx, destroy, get_team, session_start/stop (OpenSHMEM 1.6 §9.5).",
+    ),
+    (
+        "coll",
+        "Collectives: team_sync, broadcast, collect, fcollect, alltoall, alltoalls (typed and mem), and the deprecated active-set forms (OpenSHMEM 1.6 §9.9).",
+    ),
+    (
+        "reduce",
+        "Reductions: and, or, xor, max, min, sum, prod on teams, and the deprecated active-set `*_to_all` forms (OpenSHMEM 1.6 §9.9.11).",
+    ),
+    ("scan", "Scans: sum_inscan, sum_exscan (OpenSHMEM 1.6)."),
 ];

@@ -96,7 +96,18 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
     let macros_path = root.join("crates/apigen/c/shmem-macros.h");
     let macros =
         fs::read_to_string(&macros_path).map_err(|e| format!("{}: {e}", macros_path.display()))?;
-    let c_funcs: Vec<&Func> = funcs.iter().filter(|f| f.in_c()).collect();
+    // Declared from the synopses, not by cbindgen: the C routines and the shells with types
+    // cbindgen cannot write; C-only (complex) ones last, in one guarded block.
+    let mut text_funcs: Vec<&Func> = funcs
+        .iter()
+        .filter(|f| f.in_c() || f.declared_as_text())
+        .collect();
+    text_funcs.sort_by_key(|f| (f.is_complex(), f.name().to_string()));
+    let text_names: Vec<String> = text_funcs
+        .iter()
+        .filter(|f| !f.in_c())
+        .map(|f| f.name().to_string())
+        .collect();
     let shmem_names: Vec<String> = funcs
         .iter()
         .filter(|f| !f.in_c())
@@ -105,14 +116,15 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
     let twin_names: Vec<String> = shmem_names.iter().map(|n| profiling_name(n)).collect();
 
     // shmem.h: types, constants, the default context, every shmem_ function; no twin.
-    let (text_names, text_defines) = text_constants(root)?;
+    let (constant_names, text_defines) = text_constants(root)?;
     let mut c = base.clone();
     c.export.exclude.extend(twin_names.iter().cloned());
-    c.export.exclude.extend(text_names);
+    c.export.exclude.extend(text_names.iter().cloned());
+    c.export.exclude.extend(constant_names);
     c.after_includes = Some(format!("{macros}{text_defines}"));
     let trailer = format!(
         "{}\n{}",
-        cgen::longdouble_decls(&c_funcs, false),
+        cgen::text_decls(&text_funcs, false),
         cgen::generics(spec)?
     );
     c.trailer = Some(guarded("SHMEM_H_APPENDED", &trailer));
@@ -126,9 +138,12 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
     c.export.item_types = vec![ItemType::Functions];
     c.export.include.clear();
     c.export.exclude.extend(shmem_names.iter().cloned());
+    c.export
+        .exclude
+        .extend(text_names.iter().map(|n| profiling_name(n)));
     c.trailer = Some(guarded(
         "PSHMEM_H_APPENDED",
-        &cgen::longdouble_decls(&c_funcs, true),
+        &cgen::text_decls(&text_funcs, true),
     ));
     build(root, c, "include/pshmem.h")?;
     Ok(())

@@ -1,7 +1,7 @@
 //! apigen: generates rshmem's C API from the OpenSHMEM spec tables vendored in `spec/`.
 //!
 //! `cargo run -p apigen` (from the repository root) rewrites, deterministically:
-//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,signal,p2p,lock,order,sync}.rs`: one-line `extern "C"` shells over
+//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,signal,p2p,lock,order,sync,team,ctx,coll,reduce,scan}.rs`: one-line `extern "C"` shells over
 //!   `src/ops/`, each followed by its `pshmem_` twin;
 //! - `src/api/longdouble.c`: the `long double` routines (Rust has no such type), forwarding to the
 //!   128-bit sized routines;
@@ -45,9 +45,22 @@ impl Func<'_> {
     pub fn name(&self) -> &str {
         &self.sig.name
     }
-    /// Implemented in C (`src/api/longdouble.c`) rather than in Rust.
+    /// Implemented in C (`src/api/longdouble.c`) rather than in Rust: the `long double` forms of
+    /// the families that move their elements with a 128-bit routine.
     pub fn in_c(&self) -> bool {
-        self.c_type.as_deref() == Some("long double")
+        self.c_type.as_deref() == Some("long double") && self.family.via128.is_some()
+    }
+    /// A Rust shell whose C types cbindgen cannot write (`long double *`, `double _Complex *`): it is
+    /// declared in the headers from the spec's synopsis instead (see `headers.rs`).
+    pub fn declared_as_text(&self) -> bool {
+        !self.in_c() && self.sig.params.iter().any(|p| text_only(&p.ty.base))
+    }
+    /// The declaration needs C (no C++ equivalent): it mentions `_Complex`.
+    pub fn is_complex(&self) -> bool {
+        self.sig
+            .params
+            .iter()
+            .any(|p| p.ty.base.contains("_Complex"))
     }
     /// Has a leading `shmem_ctx_t ctx` parameter.
     pub fn has_ctx(&self) -> bool {
@@ -63,10 +76,20 @@ pub fn profiling_name(name: &str) -> String {
     format!("p{name}")
 }
 
-/// Maps a C base type of the spec to the Rust type of the shells. `long double` and the complex
-/// types have none.
+/// C types a Rust shell may take only behind a pointer, with a Rust stand-in of the same layout
+/// (`crate::ops::{LongDouble, ComplexD, ComplexF}`); cbindgen cannot name them.
+pub fn text_only(c: &str) -> bool {
+    matches!(c, "long double" | "double _Complex" | "float _Complex")
+}
+
+/// Maps a C base type of the spec to the Rust type of the shells.
 pub fn rust_base(c: &str) -> Option<&'static str> {
     Some(match c {
+        "long double" => "LongDouble",
+        "double _Complex" => "ComplexD",
+        "float _Complex" => "ComplexF",
+        "shmem_team_config_t" => "shmem_team_config_t",
+        "shmem_ctx_session_config_t" => "shmem_ctx_session_config_t",
         "char" => "c_char",
         "signed char" => "c_schar",
         "unsigned char" => "c_uchar",
@@ -120,6 +143,15 @@ fn expand<'a>(spec: &'a Spec) -> Result<Vec<Func<'a>>, String> {
                     c_type: Some(r.c_type.clone()),
                 })
                 .collect(),
+            Types::WithOp(t, op) => spec
+                .with_op(t, op)?
+                .into_iter()
+                .map(|r| Expansion {
+                    replace: Some(("TYPENAME", r.typename.clone())),
+                    elem: rust_base(&r.c_type).map(str::to_string),
+                    c_type: Some(r.c_type.clone()),
+                })
+                .collect(),
             Types::Subset(t, only) => spec
                 .subset(t, only)?
                 .into_iter()
@@ -162,7 +194,7 @@ fn expand<'a>(spec: &'a Spec) -> Result<Vec<Func<'a>>, String> {
                 if !seen.insert(name.clone()) {
                     return Err(format!("{name}: emitted twice"));
                 }
-                if c_type.is_some() && elem.is_none() && c_type.as_deref() != Some("long double") {
+                if c_type.is_some() && elem.is_none() {
                     return Err(format!("{name}: no Rust type for {c_type:?}"));
                 }
                 out.push(Func {

@@ -14,8 +14,10 @@ use std::path::Path;
 struct Uses {
     ffi: BTreeSet<&'static str>,
     handle: BTreeSet<&'static str>,
+    constants: BTreeSet<&'static str>,
     ops: BTreeSet<String>,
-    bits128: bool,
+    /// Element types defined in `crate::ops` (`Bits128`, `LongDouble`, ...).
+    elems: BTreeSet<&'static str>,
 }
 
 impl Uses {
@@ -24,7 +26,12 @@ impl Uses {
             "shmem_ctx_t" | "shmem_team_t" | "SHMEM_CTX_DEFAULT" => {
                 self.handle.insert(rust);
             }
-            "Bits128" => self.bits128 = true,
+            "Bits128" | "LongDouble" | "ComplexD" | "ComplexF" => {
+                self.elems.insert(rust);
+            }
+            "shmem_team_config_t" | "shmem_ctx_session_config_t" => {
+                self.constants.insert(rust);
+            }
             r if r.starts_with("c_") => {
                 self.ffi.insert(r);
             }
@@ -100,8 +107,11 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<String, String> {
                         .elem
                         .as_deref()
                         .ok_or_else(|| format!("{name}: `void *{pname}` needs an element type"))?;
-                    if elem == "Bits128" {
-                        uses.note("Bits128");
+                    if let Some(e) = ["Bits128", "LongDouble", "ComplexD", "ComplexF"]
+                        .into_iter()
+                        .find(|e| *e == elem)
+                    {
+                        uses.note(e);
                     }
                     args.push(format!("{pname}.cast::<{elem}>()"));
                 } else {
@@ -175,15 +185,17 @@ pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<String, S
     .unwrap();
     writeln!(
         s,
-        "#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]\n"
+        "#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]\n"
     )
     .unwrap();
-    let mut ops_items: Vec<String> = uses.ops.iter().cloned().collect();
-    if uses.bits128 {
-        ops_items.push("Bits128".into());
-    }
+    let mut ops_items: Vec<String> = uses.elems.iter().map(|e| e.to_string()).collect();
+    ops_items.extend(uses.ops.iter().cloned());
     if !ops_items.is_empty() {
         writeln!(s, "use crate::ops::{{{}}};", ops_items.join(", ")).unwrap();
+    }
+    if !uses.constants.is_empty() {
+        let c: Vec<&str> = uses.constants.iter().copied().collect();
+        writeln!(s, "use crate::api::constants::{{{}}};", c.join(", ")).unwrap();
     }
     if !uses.handle.is_empty() {
         let h: Vec<&str> = uses.handle.iter().copied().collect();

@@ -28,6 +28,8 @@ pub struct TypeRow {
     pub c_type: String,
     /// The name part in the function names, e.g. `ulonglong`.
     pub typename: String,
+    /// The reduction operations of the row (`AND,MAX,...`; reduction tables only).
+    pub ops: String,
 }
 
 /// The C API table (a name may have a function row and a generic row), plus the type tables, each
@@ -104,6 +106,7 @@ impl Spec {
                 table: take("table")?,
                 c_type: take("TYPE")?,
                 typename: take("TYPENAME")?,
+                ops: take("ops")?,
             };
             tables.entry(row.table.clone()).or_default().push(row);
         }
@@ -132,6 +135,19 @@ impl Spec {
             .get(name)
             .map(Vec::as_slice)
             .ok_or_else(|| format!("type table {name}: not in openshmem-type-tables.tsv"))
+    }
+
+    /// The rows of table `name` whose `ops` list `op` (`SUM`, `AND`, ...).
+    pub fn with_op(&self, name: &str, op: &str) -> Result<Vec<&TypeRow>, String> {
+        let rows: Vec<&TypeRow> = self
+            .table(name)?
+            .iter()
+            .filter(|r| r.ops.split(',').any(|o| o == op))
+            .collect();
+        if rows.is_empty() {
+            return Err(format!("type table {name}: no row has op {op}"));
+        }
+        Ok(rows)
     }
 
     /// The rows of table `name` whose TYPENAME is in `only`, each of which must be in the table.

@@ -1,23 +1,50 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
-//! (barrier flags, the allocation agreement record). Peers reach it through their mapping of the
-//! segment like any symmetric object.
+//! (team synchronization slots, the active-set counters, the allocation agreement record). Peers
+//! reach it through their mapping of the segment like any symmetric object.
+//!
+//! Invariants: every word here only grows (epochs, counts) or is written by its owner PE alone
+//! (published values), so nothing is ever reset and back-to-back collectives cannot be confused.
 
 use std::sync::atomic::AtomicU64;
 
-/// Bytes reserved for the control block at the start of the heap segment.
-pub const CONTROL_SIZE: usize = 64 * 1024;
+/// Bytes reserved for the control block at the start of the heap segment (address space only:
+/// pages are touched as used).
+pub const CONTROL_SIZE: usize = 1024 * 1024;
 
-/// The most dissemination rounds a barrier needs (2^64 PEs).
-pub const BARRIER_ROUNDS: usize = 64;
+/// Team synchronization slots per PE; a team uses the same slot index on every member.
+pub const TEAM_SLOTS: usize = 64;
+
+/// The most dissemination rounds a team barrier needs (2^32 PEs).
+pub const TEAM_ROUNDS: usize = 32;
+
+/// Values a PE publishes to its team during one collective (sizes, agreement records).
+pub const TEAM_VALUES: usize = 4;
+
+/// The most PEs the active-set (pSync) collectives support: one counter per sending PE.
+pub const ASET_PES: usize = 16384;
 
 /// A word alone on its cache line, so that writers of neighbouring words do not interfere.
 #[repr(C, align(64))]
 pub struct Padded(pub AtomicU64);
 
+/// One team's synchronization words on one PE.
+#[repr(C)]
+pub struct TeamSync {
+    /// `barrier[r]`: the last barrier epoch of the team in which this PE was signalled in round `r`.
+    pub barrier: [Padded; TEAM_ROUNDS],
+    /// Values this PE publishes before a collective's first barrier; peers read them between its
+    /// two barriers.
+    pub value: [Padded; TEAM_VALUES],
+}
+
 #[repr(C)]
 pub struct Control {
-    /// `barrier[r]`: the last barrier epoch in which this PE was signalled in round `r`.
-    pub barrier: [Padded; BARRIER_ROUNDS],
+    /// The team slots.
+    pub teams: [TeamSync; TEAM_SLOTS],
+    /// Active-set collectives: `aset[p]` counts the signals PE `p` has sent this PE.
+    pub aset: [AtomicU64; ASET_PES],
+    /// Active-set collectives: values this PE publishes (as `TeamSync::value`).
+    pub aset_value: [Padded; TEAM_VALUES],
     /// What the last two collective allocations asked for, `[sequence, operation, size, alignment]`,
     /// indexed by sequence parity so that a neighbour still reading the previous one is not raced.
     pub alloc: [[AtomicU64; 4]; 2],

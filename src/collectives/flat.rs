@@ -1,0 +1,275 @@
+//! Flat shared-memory collectives: every member copies what it needs straight from the other
+//! members' symmetric buffers, between the two barriers of [`Coll::enter`] and [`Coll::leave`].
+//!
+//! Invariants: a member writes only its own destination, and only reads the others' sources (and
+//! the values they published before the first barrier). Where a member's destination overlaps its
+//! own source (in-place reductions and scans), the result is built aside and stored after the
+//! second barrier, when nobody reads that source any more. Every member combines the inputs in
+//! member order, so floating-point results are the same on every member.
+
+use super::{Group, Sync, barrier};
+use crate::runtime::world::World;
+use crate::transport::shm;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
+pub type Combine<T> = unsafe fn(acc: *mut T, x: *const T, n: usize);
+
+/// One collective call: the world, the C name for messages and the group.
+pub struct Coll<'a> {
+    pub w: &'a World,
+    pub call: &'static str,
+    pub g: Group,
+}
+
+impl Coll<'_> {
+    fn me(&self) -> usize {
+        self.g.members.me
+    }
+
+    fn size(&self) -> usize {
+        self.g.members.size
+    }
+
+    /// The first barrier: this member's earlier stores are visible, every member has entered.
+    pub fn enter(&self) {
+        shm::order();
+        barrier::group(self.w, &self.g);
+    }
+
+    /// The second barrier: every member has finished reading.
+    pub fn leave(&self) {
+        shm::order();
+        barrier::group(self.w, &self.g);
+    }
+
+    fn value_word(&self, pe: usize, k: usize) -> &'static AtomicU64 {
+        let c = self.w.control(pe);
+        match self.g.sync {
+            Sync::Team(slot) => &c.teams[slot].value[k].0,
+            Sync::ActiveSet => &c.aset_value[k].0,
+        }
+    }
+
+    /// Publishes value `k` of this member (before [`Coll::enter`]).
+    pub fn publish(&self, k: usize, v: u64) {
+        self.value_word(self.w.me, k).store(v, Ordering::Relaxed);
+    }
+
+    /// Value `k` that member `i` published (between the barriers).
+    pub fn published(&self, i: usize, k: usize) -> u64 {
+        self.value_word(self.g.members.world(i), k)
+            .load(Ordering::Relaxed)
+    }
+
+    /// Member `i`'s copy of the symmetric range `addr..addr+len`, named `what` in errors.
+    pub fn peer(&self, what: &str, addr: usize, len: usize, i: usize) -> usize {
+        if len == 0 {
+            return addr;
+        }
+        self.w
+            .translate(self.call, what, addr, len, self.g.members.world(i))
+    }
+}
+
+/// Copies `len` bytes from `src` (an address in this process) to `dst`.
+///
+/// # Safety
+/// Both ranges must be valid.
+unsafe fn copy(dst: usize, src: usize, len: usize) {
+    if len > 0 && dst != src {
+        // SAFETY: guaranteed by the caller.
+        unsafe { shm::copy(dst as *mut u8, src as *const u8, len) }
+    }
+}
+
+/// `broadcast`: `nbytes` of the root's `source` into every member's `dest` (the root's too if
+/// `to_root`).
+///
+/// # Safety
+/// `dest` must be writable for `nbytes` on this PE; `source` must be symmetric.
+pub unsafe fn broadcast(
+    c: &Coll,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) {
+    c.enter();
+    if c.me() != root || to_root {
+        let src = c.peer("source", source as usize, nbytes, root);
+        // SAFETY: `src` is the root's copy of the symmetric source, range-checked; `dest` is ours.
+        unsafe { copy(dest as usize, src, nbytes) };
+    }
+    c.leave();
+}
+
+/// `fcollect`: member `i`'s `nbytes` of `source` into `dest + i * nbytes` on every member.
+///
+/// # Safety
+/// `dest` must be writable for `size * nbytes`; `source` must be symmetric.
+pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    c.enter();
+    for i in 0..c.size() {
+        let src = c.peer("source", source as usize, nbytes, i);
+        // SAFETY: as in `broadcast`; block `i` of `dest` is in the caller's range.
+        unsafe { copy(dest as usize + i * nbytes, src, nbytes) };
+    }
+    c.leave();
+}
+
+/// `collect`: the members' sources, each of its own length, one after the other into every
+/// member's `dest`.
+///
+/// # Safety
+/// `dest` must be writable for the sum of the lengths; `source` must be symmetric.
+pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    c.publish(0, nbytes as u64);
+    c.enter();
+    let mut at = dest as usize;
+    for i in 0..c.size() {
+        let len = c.published(i, 0) as usize;
+        let src = c.peer("source", source as usize, len, i);
+        // SAFETY: as in `fcollect`.
+        unsafe { copy(at, src, len) };
+        at += len;
+    }
+    c.leave();
+}
+
+/// `alltoall`: block `me` of member `i`'s source into block `i` of this member's `dest`.
+///
+/// # Safety
+/// `dest` must be writable for `size * nbytes`; `source` must be symmetric over `size * nbytes`.
+pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    c.enter();
+    let total = nbytes * c.size();
+    for i in 0..c.size() {
+        let src = c.peer("source", source as usize, total, i);
+        // SAFETY: as in `fcollect`; block `me` lies in the checked range.
+        unsafe { copy(dest as usize + i * nbytes, src + c.me() * nbytes, nbytes) };
+    }
+    c.leave();
+}
+
+/// `alltoalls`: as `alltoall` with elements `dst` and `sst` elements apart.
+///
+/// # Safety
+/// `dest` must be writable for every element written; `source` must be symmetric over every
+/// element read.
+pub unsafe fn alltoalls<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    dst: usize,
+    sst: usize,
+    nelems: usize,
+) {
+    c.enter();
+    let n = c.size();
+    if nelems > 0 {
+        let span = ((n * nelems - 1) * sst + 1) * size_of::<T>();
+        for i in 0..n {
+            let src = c.peer("source", source as usize, span, i) as *const T;
+            for k in 0..nelems {
+                // SAFETY: the element lies in pe i's checked range, and in the caller's `dest`.
+                unsafe {
+                    let v = std::ptr::read_unaligned(src.add((c.me() * nelems + k) * sst));
+                    std::ptr::write_unaligned(dest.add((i * nelems + k) * dst), v);
+                }
+            }
+        }
+    }
+    c.leave();
+}
+
+/// Whether two byte ranges overlap.
+fn overlap(a: usize, b: usize, len: usize) -> bool {
+    len > 0 && a < b + len && b < a + len
+}
+
+/// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0).
+///
+/// # Safety
+/// `dest` must be writable for `n` elements; `source` must be symmetric over `n` elements.
+unsafe fn fold<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    count: usize,
+    zero: T,
+    combine: Combine<T>,
+) {
+    let len = n * size_of::<T>();
+    let aside = overlap(dest as usize, source as usize, len);
+    let mut tmp: Vec<T> = Vec::new();
+    let acc = if aside {
+        tmp = vec![zero; n];
+        tmp.as_mut_ptr()
+    } else {
+        dest
+    };
+    c.enter();
+    if n > 0 {
+        if count == 0 {
+            for k in 0..n {
+                // SAFETY: `acc` holds `n` elements.
+                unsafe { acc.add(k).write(zero) };
+            }
+        }
+        for i in 0..count {
+            let src = c.peer("source", source as usize, len, i) as *const T;
+            if i == 0 {
+                // SAFETY: `src` is checked for `len` bytes; `acc` holds `n` elements.
+                unsafe { copy(acc as usize, src as usize, len) };
+            } else {
+                // SAFETY: as above.
+                unsafe { combine(acc, src, n) };
+            }
+        }
+    }
+    c.leave();
+    if aside {
+        // SAFETY: `dest` holds `n` elements; nobody reads our source any more.
+        unsafe { copy(dest as usize, acc as usize, len) };
+    }
+    drop(tmp);
+}
+
+/// Reduction: every member's `dest` gets the combination of all members' sources.
+///
+/// # Safety
+/// As `fold`.
+pub unsafe fn reduce<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    zero: T,
+    combine: Combine<T>,
+) {
+    // SAFETY: forwarded.
+    unsafe { fold(c, dest, source, n, c.size(), zero, combine) }
+}
+
+/// Scan: member `i`'s `dest` gets the combination of the sources of members `0..=i` (inclusive)
+/// or `0..i` (exclusive; `zero` on member 0).
+///
+/// # Safety
+/// As `fold`.
+pub unsafe fn scan<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    inclusive: bool,
+    zero: T,
+    combine: Combine<T>,
+) {
+    let count = c.me() + usize::from(inclusive);
+    // SAFETY: forwarded.
+    unsafe { fold(c, dest, source, n, count, zero, combine) }
+}

@@ -1,0 +1,371 @@
+//! Collective communication (OpenSHMEM 1.6 §9.9): team_sync, broadcast, collect, fcollect,
+//! alltoall and alltoalls on teams, typed and `mem`; and the deprecated active-set forms (barrier,
+//! the four-argument sync, broadcast32/64, collect32/64, fcollect32/64, alltoall32/64,
+//! alltoalls32/64), which run the same algorithms over the PEs `PE_start + i * 2^logPE_stride`.
+//!
+//! The active-set forms synchronize through the library's own per-sender counters, not through
+//! `pSync`: the array is accepted and never read or written, so its size and initial value do not
+//! matter (binaries built against another implementation's header may pass a smaller one).
+//! Team routines return 0, or -1 for SHMEM_TEAM_INVALID (the same on every PE); other bad input
+//! stops the job with a message.
+#![allow(non_snake_case, clippy::too_many_arguments)]
+
+use crate::collectives::barrier::active_set_fits;
+use crate::collectives::flat::{self, Coll};
+use crate::collectives::{Group, Sync};
+use crate::fatal;
+use crate::runtime::handle::{self, shmem_team_t};
+use crate::runtime::team::Members;
+use crate::runtime::world;
+use crate::transport::shm;
+use std::ffi::{c_int, c_long};
+use std::mem::size_of;
+
+/// The collective on `team`, or None for an invalid team.
+pub(crate) fn on_team(call: &'static str, team: shmem_team_t) -> Option<Coll<'static>> {
+    let w = world::get(call);
+    if team != shmem_team_t::INVALID && handle::team(team).is_none() {
+        fatal!(call, "team = {:p} is not a team of this PE", team.0);
+    }
+    let (slot, t) = handle::team(team)?;
+    Some(Coll {
+        w,
+        call,
+        g: Group {
+            members: t.members(),
+            sync: Sync::Team(slot),
+        },
+    })
+}
+
+/// The collective over the active set `PE_start + i * 2^logPE_stride`, `i < PE_size`, which must
+/// include this PE.
+pub(crate) fn on_active_set(
+    call: &'static str,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+) -> Coll<'static> {
+    let w = world::get(call);
+    let n = w.npes as i64;
+    if !(0..31).contains(&logPE_stride) {
+        fatal!(call, "logPE_stride = {logPE_stride} is outside [0, 31)");
+    }
+    let stride = 1i64 << logPE_stride;
+    let (start, size) = (PE_start as i64, PE_size as i64);
+    if start < 0 || start >= n {
+        fatal!(call, "PE_start = {PE_start} is outside [0, {n})");
+    }
+    if size < 1 || start + (size - 1) * stride >= n {
+        fatal!(
+            call,
+            "PE_size = {PE_size} with PE_start = {PE_start} and logPE_stride = {logPE_stride} names PEs outside [0, {n})"
+        );
+    }
+    let d = w.me as i64 - start;
+    if d < 0 || d % stride != 0 || d / stride >= size {
+        fatal!(
+            call,
+            "this PE is not in the active set (PE_start = {PE_start}, logPE_stride = {logPE_stride}, PE_size = {PE_size})"
+        );
+    }
+    if !active_set_fits(w.npes) {
+        fatal!(
+            call,
+            "the active-set routines support at most {} PEs",
+            crate::transport::shm::control::ASET_PES
+        );
+    }
+    Coll {
+        w,
+        call,
+        g: Group {
+            members: Members {
+                start: start as usize,
+                stride: stride as isize,
+                size: size as usize,
+                me: (d / stride) as usize,
+            },
+            sync: Sync::ActiveSet,
+        },
+    }
+}
+
+/// `count` elements of `T` in bytes, or the overflow error.
+pub(crate) fn bytes<T>(call: &'static str, what: &str, count: usize) -> usize {
+    match count.checked_mul(size_of::<T>()) {
+        Some(n) if n <= isize::MAX as usize => n,
+        _ => fatal!(
+            call,
+            "{what} = {count} overflows: {count} elements of {} bytes",
+            size_of::<T>()
+        ),
+    }
+}
+
+fn root(call: &'static str, c: &Coll, PE_root: c_int) -> usize {
+    if PE_root < 0 || PE_root as usize >= c.g.members.size {
+        fatal!(
+            call,
+            "PE_root = {PE_root} is outside [0, {})",
+            c.g.members.size
+        );
+    }
+    PE_root as usize
+}
+
+fn strides(call: &'static str, dst: isize, sst: isize) -> (usize, usize) {
+    if dst < 1 || sst < 1 {
+        fatal!(
+            call,
+            "the strides must be at least 1: dst = {dst}, sst = {sst}"
+        );
+    }
+    (dst as usize, sst as usize)
+}
+
+/// `shmem_team_sync`: waits for every PE of the team (no completion of operations).
+pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    crate::collectives::barrier::group(c.w, &c.g);
+    0
+}
+
+/// `shmem_broadcast` family: the root's `nelems` of `source` into every PE's `dest`, the root's
+/// included.
+///
+/// # Safety
+/// `dest` must hold `nelems` elements; `source` must be symmetric.
+pub unsafe fn broadcast<T: Copy>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_root: c_int,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    let r = root(call, &c, PE_root);
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::broadcast(&c, dest.cast(), source.cast(), len, r, true) };
+    0
+}
+
+/// `shmem_collect` family: every PE's `nelems` (each its own count) in PE order into `dest`.
+///
+/// # Safety
+/// `dest` must hold the sum of the counts; `source` must be symmetric.
+pub unsafe fn collect<T: Copy>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::collect(&c, dest.cast(), source.cast(), len) };
+    0
+}
+
+/// `shmem_fcollect` family: every PE's `nelems` in PE order into `dest`.
+///
+/// # Safety
+/// `dest` must hold `nelems` times the team size; `source` must be symmetric.
+pub unsafe fn fcollect<T: Copy>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::fcollect(&c, dest.cast(), source.cast(), len) };
+    0
+}
+
+/// `shmem_alltoall` family: block `i` of `dest` gets block `me` of PE `i`'s source.
+///
+/// # Safety
+/// `dest` and `source` must hold `nelems` times the team size; `source` must be symmetric.
+pub unsafe fn alltoall<T: Copy>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    let len = bytes::<T>(call, "nelems", nelems);
+    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoall(&c, dest.cast(), source.cast(), len) };
+    0
+}
+
+/// `shmem_alltoalls` family: as alltoall with elements `dst` (in `dest`) and `sst` (in `source`)
+/// elements apart.
+///
+/// # Safety
+/// Every strided element must be valid; `source` must be symmetric.
+pub unsafe fn alltoalls<T: Copy>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    let (dst, sst) = strides(call, dst, sst);
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoalls(&c, dest, source, dst, sst, nelems) };
+    0
+}
+
+/// Deprecated `shmem_barrier`: completes this PE's operations, then waits for the active set.
+pub fn barrier(
+    call: &'static str,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    shm::order();
+    crate::collectives::barrier::group(c.w, &c.g);
+}
+
+/// Deprecated four-argument `shmem_sync`: waits for the active set.
+pub fn sync(
+    call: &'static str,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    crate::collectives::barrier::group(c.w, &c.g);
+}
+
+/// Deprecated `shmem_broadcast32/64`: as broadcast, the root's `dest` untouched.
+///
+/// # Safety
+/// As [`broadcast`].
+pub unsafe fn broadcast_set<T: Copy>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_root: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let r = root(call, &c, PE_root);
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::broadcast(&c, dest.cast(), source.cast(), len, r, false) };
+}
+
+/// Deprecated `shmem_collect32/64`.
+///
+/// # Safety
+/// As [`collect`].
+pub unsafe fn collect_set<T: Copy>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::collect(&c, dest.cast(), source.cast(), len) };
+}
+
+/// Deprecated `shmem_fcollect32/64`.
+///
+/// # Safety
+/// As [`fcollect`].
+pub unsafe fn fcollect_set<T: Copy>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::fcollect(&c, dest.cast(), source.cast(), len) };
+}
+
+/// Deprecated `shmem_alltoall32/64`.
+///
+/// # Safety
+/// As [`alltoall`].
+pub unsafe fn alltoall_set<T: Copy>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let len = bytes::<T>(call, "nelems", nelems);
+    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoall(&c, dest.cast(), source.cast(), len) };
+}
+
+/// Deprecated `shmem_alltoalls32/64`.
+///
+/// # Safety
+/// As [`alltoalls`].
+pub unsafe fn alltoalls_set<T: Copy>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pSync: *mut c_long,
+) {
+    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let (dst, sst) = strides(call, dst, sst);
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoalls(&c, dest, source, dst, sst, nelems) };
+}

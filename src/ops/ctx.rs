@@ -1,0 +1,126 @@
+//! Communication contexts (OpenSHMEM 1.6 §9.5): creation on the world or on a team, destruction,
+//! the team of a context, and the 1.6 sessions.
+//!
+//! A context on a team takes PE numbers in that team (translated in `ops::pe_of`). On the
+//! shared-memory route operations complete as they are issued, so the options (SERIALIZED, PRIVATE,
+//! NOSTORE) and sessions are hints with nothing to tune: they are checked and recorded.
+
+use crate::api::constants::{
+    SHMEM_CTX_NOSTORE, SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_SESSION_BATCH,
+    SHMEM_CTX_SESSION_TOTAL_OPS, shmem_ctx_session_config_t,
+};
+use crate::fatal;
+use crate::runtime::handle::{self, WORLD_SLOT, shmem_ctx_t, shmem_team_t};
+use crate::runtime::world;
+use crate::transport::shm;
+use std::ffi::{c_int, c_long};
+
+const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE;
+
+/// Creates a context on the team in `slot` into `ctx`.
+///
+/// # Safety
+/// `ctx` must be NULL or writable.
+unsafe fn create(slot: Option<usize>, options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
+    if ctx.is_null() {
+        return -1;
+    }
+    let made = match slot {
+        Some(slot) if options & !OPTIONS == 0 => handle::create_context(slot, options),
+        _ => None,
+    };
+    // SAFETY: non-null and, by the caller's contract, writable.
+    unsafe { ctx.write(made.unwrap_or(shmem_ctx_t::INVALID)) };
+    if made.is_some() { 0 } else { -1 }
+}
+
+/// `shmem_ctx_create`: a context on the world team.
+///
+/// # Safety
+/// `ctx` must be NULL or writable.
+pub unsafe fn ctx_create(call: &'static str, options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
+    let _ = world::get(call);
+    // SAFETY: forwarded contract.
+    unsafe { create(Some(WORLD_SLOT), options, ctx) }
+}
+
+/// `shmem_team_create_ctx`: a context on `team`.
+///
+/// # Safety
+/// `ctx` must be NULL or writable.
+pub unsafe fn team_create_ctx(
+    call: &'static str,
+    team: shmem_team_t,
+    options: c_long,
+    ctx: *mut shmem_ctx_t,
+) -> c_int {
+    let _ = world::get(call);
+    let slot = handle::team(team).map(|(slot, _)| slot);
+    // SAFETY: forwarded contract.
+    unsafe { create(slot, options, ctx) }
+}
+
+/// `shmem_ctx_destroy`: completes the context's operations, then frees it. SHMEM_CTX_INVALID does
+/// nothing; the default context cannot be destroyed.
+pub fn ctx_destroy(call: &'static str, ctx: shmem_ctx_t) {
+    let _ = world::get(call);
+    if ctx == shmem_ctx_t::INVALID {
+        return;
+    }
+    if handle::is_default(ctx) {
+        fatal!(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
+    }
+    let (_, c) = super::enter(call, ctx);
+    shm::order();
+    c.release();
+}
+
+/// `shmem_ctx_get_team`: the team of a context (`SHMEM_TEAM_WORLD` for the default one).
+///
+/// # Safety
+/// `team` must be NULL or writable.
+pub unsafe fn ctx_get_team(call: &'static str, ctx: shmem_ctx_t, team: *mut shmem_team_t) -> c_int {
+    let _ = world::get(call);
+    if team.is_null() {
+        return -1;
+    }
+    let found = handle::context(ctx).map(|c| handle::team_handle(c.team()));
+    // SAFETY: non-null and, by the caller's contract, writable.
+    unsafe { team.write(found.unwrap_or(shmem_team_t::INVALID)) };
+    if found.is_some() { 0 } else { -1 }
+}
+
+/// `shmem_ctx_session_start` (1.6): a hint; checked, nothing to tune on this route.
+///
+/// # Safety
+/// `config` must be NULL or readable.
+pub unsafe fn ctx_session_start(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    options: c_long,
+    config: *const shmem_ctx_session_config_t,
+    config_mask: c_long,
+) {
+    let _ = super::enter(call, ctx);
+    if options & !SHMEM_CTX_SESSION_BATCH != 0 {
+        fatal!(
+            call,
+            "options = {options:#x} has bits other than SHMEM_CTX_SESSION_BATCH"
+        );
+    }
+    if config_mask & !SHMEM_CTX_SESSION_TOTAL_OPS != 0 {
+        fatal!(
+            call,
+            "config_mask = {config_mask:#x} has bits other than SHMEM_CTX_SESSION_TOTAL_OPS"
+        );
+    }
+    if config_mask != 0 && config.is_null() {
+        fatal!(call, "config is NULL with config_mask = {config_mask:#x}");
+    }
+}
+
+/// `shmem_ctx_session_stop` (1.6): ends the session; the context's operations are complete.
+pub fn ctx_session_stop(call: &'static str, ctx: shmem_ctx_t) {
+    let _ = super::enter(call, ctx);
+    shm::order();
+}

@@ -1,0 +1,593 @@
+//! Reductions (OpenSHMEM 1.6 §9.9.11): and, or, xor, max, min, sum and prod on teams, the
+//! deprecated active-set `*_to_all` forms, and the 1.6 scans `sum_inscan` and `sum_exscan`.
+//!
+//! An element type says which operations it has through sealed traits: [`Arith`] (sum, prod: every
+//! type of the tables, complex included), [`Order`] (max, min: the real types) and [`Bitwise`]
+//! (and, or, xor: the integer types). Integers wrap; every PE combines the contributions in PE order,
+//! so floating-point results agree across PEs. `long double` arithmetic is done by C helpers
+//! (`src/collectives/longdouble.c`), since Rust has no such type.
+//!
+//! The `*_to_all` forms ignore `pWrk` and `pSync` (see `ops::coll`).
+#![allow(non_snake_case, clippy::too_many_arguments)]
+
+use super::coll::{on_active_set, on_team};
+use super::{ComplexD, ComplexF, LongDouble};
+use crate::collectives::flat::{self, Coll, Combine};
+use crate::fatal;
+use crate::runtime::handle::shmem_team_t;
+use std::ffi::{c_int, c_long};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element of the reductions.
+pub trait Element: Copy + sealed::Sealed {
+    /// The value of an empty sum (`sum_exscan` on the first PE).
+    const ZERO: Self;
+}
+
+/// Types with sum and prod.
+pub trait Arith: Element {
+    /// `acc[k] += x[k]` for `k < n`.
+    ///
+    /// # Safety
+    /// `acc` and `x` must hold `n` elements.
+    unsafe fn sum(acc: *mut Self, x: *const Self, n: usize);
+    /// `acc[k] *= x[k]` for `k < n`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn prod(acc: *mut Self, x: *const Self, n: usize);
+}
+
+/// Types with max and min.
+pub trait Order: Element {
+    /// `acc[k] = max(acc[k], x[k])`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn max(acc: *mut Self, x: *const Self, n: usize);
+    /// `acc[k] = min(acc[k], x[k])`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn min(acc: *mut Self, x: *const Self, n: usize);
+}
+
+/// Types with and, or, xor.
+pub trait Bitwise: Element {
+    /// `acc[k] &= x[k]`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn and(acc: *mut Self, x: *const Self, n: usize);
+    /// `acc[k] |= x[k]`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn or(acc: *mut Self, x: *const Self, n: usize);
+    /// `acc[k] ^= x[k]`.
+    ///
+    /// # Safety
+    /// As [`Arith::sum`].
+    unsafe fn xor(acc: *mut Self, x: *const Self, n: usize);
+}
+
+/// `acc[k] = f(acc[k], x[k])` for `k < n`.
+///
+/// # Safety
+/// `acc` and `x` must hold `n` elements (`x` may be a peer's mapped buffer).
+#[inline(always)]
+unsafe fn each<T: Copy>(acc: *mut T, x: *const T, n: usize, f: impl Fn(T, T) -> T) {
+    for k in 0..n {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            let a = acc.add(k);
+            a.write(f(a.read(), x.add(k).read()));
+        }
+    }
+}
+
+macro_rules! ops {
+    ($name:ident, $f:expr) => {
+        unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
+            // SAFETY: forwarded contract.
+            unsafe { each(acc, x, n, $f) }
+        }
+    };
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t { const ZERO: Self = 0; }
+        impl Arith for $t {
+            ops!(sum, |a: $t, b: $t| a.wrapping_add(b));
+            ops!(prod, |a: $t, b: $t| a.wrapping_mul(b));
+        }
+        impl Order for $t {
+            ops!(max, |a: $t, b: $t| a.max(b));
+            ops!(min, |a: $t, b: $t| a.min(b));
+        }
+        impl Bitwise for $t {
+            ops!(and, |a: $t, b: $t| a & b);
+            ops!(or, |a: $t, b: $t| a | b);
+            ops!(xor, |a: $t, b: $t| a ^ b);
+        }
+    )*};
+}
+integer!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t { const ZERO: Self = 0.0; }
+        impl Arith for $t {
+            ops!(sum, |a: $t, b: $t| a + b);
+            ops!(prod, |a: $t, b: $t| a * b);
+        }
+        impl Order for $t {
+            ops!(max, |a: $t, b: $t| if b > a { b } else { a });
+            ops!(min, |a: $t, b: $t| if b < a { b } else { a });
+        }
+    )*};
+}
+float!(f32, f64);
+
+macro_rules! complex {
+    ($($t:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t { const ZERO: Self = $t { re: 0.0, im: 0.0 }; }
+        impl Arith for $t {
+            ops!(sum, |a: $t, b: $t| $t { re: a.re + b.re, im: a.im + b.im });
+            ops!(prod, |a: $t, b: $t| $t {
+                re: a.re * b.re - a.im * b.im,
+                im: a.re * b.im + a.im * b.re,
+            });
+        }
+    )*};
+}
+complex!(ComplexD, ComplexF);
+
+// The `long double` arithmetic, in C (src/collectives/longdouble.c; hidden, not exported).
+unsafe extern "C" {
+    fn rshmem_c_longdouble_combine(op: c_int, acc: *mut LongDouble, x: *const LongDouble, n: usize);
+}
+
+macro_rules! longdouble {
+    ($name:ident, $op:expr) => {
+        unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
+            // SAFETY: the helper reads `n` elements of `x` and updates `n` of `acc`, which the
+            // caller guarantees.
+            unsafe { rshmem_c_longdouble_combine($op, acc, x, n) }
+        }
+    };
+}
+
+impl sealed::Sealed for LongDouble {}
+impl Element for LongDouble {
+    const ZERO: Self = LongDouble([0; 16]);
+}
+impl Arith for LongDouble {
+    longdouble!(sum, 0);
+    longdouble!(prod, 1);
+}
+impl Order for LongDouble {
+    longdouble!(max, 2);
+    longdouble!(min, 3);
+}
+
+/// A team reduction; 0, or -1 for SHMEM_TEAM_INVALID.
+///
+/// # Safety
+/// `dest` must hold `n` elements; `source` must be symmetric over `n` elements.
+unsafe fn on<T: Element>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    f: Combine<T>,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    super::coll::bytes::<T>(call, "nreduce", n);
+    // SAFETY: forwarded contract.
+    unsafe { flat::reduce(&c, dest, source, n, T::ZERO, f) };
+    0
+}
+
+/// `shmem_TYPENAME_and_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn and_reduce<T: Bitwise>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::and) }
+}
+
+/// `shmem_TYPENAME_or_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn or_reduce<T: Bitwise>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::or) }
+}
+
+/// `shmem_TYPENAME_xor_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn xor_reduce<T: Bitwise>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::xor) }
+}
+
+/// `shmem_TYPENAME_max_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn max_reduce<T: Order>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::max) }
+}
+
+/// `shmem_TYPENAME_min_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn min_reduce<T: Order>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::min) }
+}
+
+/// `shmem_TYPENAME_sum_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn sum_reduce<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::sum) }
+}
+
+/// `shmem_TYPENAME_prod_reduce` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn prod_reduce<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { on(call, team, dest, source, nreduce, T::prod) }
+}
+
+/// An active-set reduction.
+///
+/// # Safety
+/// As [`on`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn on_set<T: Element>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    f: Combine<T>,
+) {
+    let c: Coll = on_active_set(call, PE_start, logPE_stride, PE_size);
+    if nreduce < 0 {
+        fatal!(call, "nreduce = {nreduce} is negative");
+    }
+    // SAFETY: forwarded contract.
+    unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, f) };
+}
+
+/// Deprecated `shmem_TYPENAME_and_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn and_to_all<T: Bitwise>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::and,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_or_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn or_to_all<T: Bitwise>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::or,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_xor_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn xor_to_all<T: Bitwise>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::xor,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_max_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn max_to_all<T: Order>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::max,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_min_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn min_to_all<T: Order>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::min,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_sum_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sum_to_all<T: Arith>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::sum,
+        )
+    }
+}
+
+/// Deprecated `shmem_TYPENAME_prod_to_all` family.
+///
+/// # Safety
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn prod_to_all<T: Arith>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        on_set(
+            call,
+            dest,
+            source,
+            nreduce,
+            PE_start,
+            logPE_stride,
+            PE_size,
+            T::prod,
+        )
+    }
+}
+
+/// `shmem_TYPENAME_sum_inscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..=i`.
+///
+/// # Safety
+/// `dest` must hold `nelems` elements; `source` must be symmetric.
+pub unsafe fn sum_inscan<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { scan(call, team, dest, source, nelems, true) }
+}
+
+/// `shmem_TYPENAME_sum_exscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..i`
+/// (zero on PE 0).
+///
+/// # Safety
+/// As [`sum_inscan`].
+pub unsafe fn sum_exscan<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    unsafe { scan(call, team, dest, source, nelems, false) }
+}
+
+unsafe fn scan<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    inclusive: bool,
+) -> c_int {
+    let Some(c) = on_team(call, team) else {
+        return -1;
+    };
+    super::coll::bytes::<T>(call, "nelems", n);
+    // SAFETY: forwarded contract.
+    unsafe { flat::scan(&c, dest, source, n, inclusive, T::ZERO, T::sum) };
+    0
+}
