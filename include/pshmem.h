@@ -13398,6 +13398,9 @@ int pshmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const lon
 /* Profiling twin of `shmem_longdouble_sum_to_all`. */
 void pshmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 
+/* Profiling twin of `shmem_pcontrol`. */
+void pshmem_pcontrol(int level, ...);
+
 #if !defined(__cplusplus) /* C++ has no _Complex */
 
 /* Profiling twin of `shmem_complexd_prod_reduce`. */

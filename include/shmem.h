@@ -13505,6 +13505,9 @@ int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long
 /* `shmem_longdouble_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
 void shmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 
+/* `shmem_pcontrol` (OpenSHMEM 1.6, shmem_pcontrol.tex). */
+void shmem_pcontrol(int level, ...);
+
 #if !defined(__cplusplus) /* C++ has no _Complex */
 
 /* `shmem_complexd_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */

@@ -14,6 +14,7 @@ pub mod longdouble;
 pub mod memory;
 pub mod order;
 pub mod p2p;
+pub mod profiling;
 pub mod reduce;
 pub mod rma;
 pub mod rma_nbi;

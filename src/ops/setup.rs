@@ -188,3 +188,9 @@ pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
         name.add(n).write(0);
     }
 }
+
+/// `shmem_pcontrol(level, ...)`: "OpenSHMEM libraries make no use of this routine and simply
+/// return immediately to the user code" (the spec): the level is for a profiling library layered
+/// over the `pshmem_` names, which intercepts the call. Callable at any time. Only the named
+/// argument is received (docs/ABI.md, variadic routines).
+pub fn pcontrol(_call: &'static str, _level: c_int) {}

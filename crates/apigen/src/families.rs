@@ -195,6 +195,7 @@ const OLD_P2P_WAIT: Types = Types::Subset("p2psynctypes", &["short", "int", "lon
 pub const FAMILIES: &[Family] = &[
     // Library setup, exit and query, thread support (§9.1, §9.2).
     plain("setup", &["shmem_init"], "setup::init"),
+    plain("profiling", &["shmem_pcontrol"], "setup::pcontrol"),
     plain("setup", &["shmem_init_thread"], "setup::init_thread"),
     plain("setup", &["shmem_query_thread"], "setup::query_thread"),
     plain(
@@ -1046,4 +1047,8 @@ pub const MODULES: &[(&str, &str)] = &[
         "Reductions: and, or, xor, max, min, sum, prod on teams, and the deprecated active-set `*_to_all` forms (OpenSHMEM 1.6 §9.9.11).",
     ),
     ("scan", "Scans: sum_inscan, sum_exscan (OpenSHMEM 1.6)."),
+    (
+        "profiling",
+        "The profiling control routine, pcontrol (OpenSHMEM 1.6, Profiling Interface).",
+    ),
 ];

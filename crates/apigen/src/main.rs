@@ -52,8 +52,10 @@ impl Func<'_> {
     }
     /// A Rust shell whose C types cbindgen cannot write (`long double *`, `double _Complex *`): it is
     /// declared in the headers from the spec's synopsis instead (see `headers.rs`).
+    /// Declared from the synopsis text, not by cbindgen: a type cbindgen cannot write, or a
+    /// variadic list (the Rust shell takes the named parameters only, see docs/ABI.md).
     pub fn declared_as_text(&self) -> bool {
-        !self.in_c() && self.sig.params.iter().any(|p| text_only(&p.ty.base))
+        !self.in_c() && (self.sig.variadic || self.sig.params.iter().any(|p| text_only(&p.ty.base)))
     }
     /// The declaration needs C (no C++ equivalent): it mentions `_Complex`.
     pub fn is_complex(&self) -> bool {

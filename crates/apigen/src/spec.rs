@@ -222,7 +222,10 @@ pub struct CParam {
 pub struct CSignature {
     pub ret: CType,
     pub name: String,
+    /// The named parameters.
     pub params: Vec<CParam>,
+    /// The parameter list ends in `...` (only `shmem_pcontrol`).
+    pub variadic: bool,
 }
 
 fn is_ident(s: &str) -> bool {
@@ -249,9 +252,17 @@ impl CSignature {
         let ret = CType::parse(&head[..split + 1]).map_err(|e| err(&e))?;
         let inner = sig[open + 1..sig.len() - 1].trim();
         let mut params = Vec::new();
+        let mut variadic = false;
         if inner != "void" {
             for p in inner.split(',') {
                 let p = p.trim();
+                if p == "..." {
+                    variadic = true;
+                    continue;
+                }
+                if variadic {
+                    return Err(err("parameters after '...'"));
+                }
                 let split = p
                     .rfind(|c: char| c.is_whitespace() || c == '*')
                     .ok_or_else(|| err(&format!("parameter {p:?} has no name")))?;
@@ -263,7 +274,12 @@ impl CSignature {
                 params.push(CParam { name: pname, ty });
             }
         }
-        Ok(CSignature { ret, name, params })
+        Ok(CSignature {
+            ret,
+            name,
+            params,
+            variadic,
+        })
     }
 }
 
@@ -289,6 +305,15 @@ mod tests {
             }
         );
         assert_eq!(s.params[2].ty.to_c(), "const long double *");
+    }
+
+    #[test]
+    fn parses_a_variadic_list() {
+        let s = CSignature::parse("void shmem_pcontrol(int level, ...)").unwrap();
+        assert!(s.variadic);
+        assert_eq!(s.params.len(), 1);
+        assert_eq!(s.params[0].name, "level");
+        assert!(CSignature::parse("void f(..., int x)").is_err());
     }
 
     #[test]
