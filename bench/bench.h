@@ -117,4 +117,28 @@ static inline void bench_measure(bench_op op, void *arg, const struct bench_cfg 
     }
 }
 
+#ifdef SHMEM_MAJOR_VERSION /* the OpenSHMEM programs (limits.c is plain C) */
+/* Time a collective that every PE calls: a fixed number of calls per batch, the same on every PE
+ * (fewer for bigger messages), a barrier before each batch, PE `reporter` reports. `op(arg, i)`
+ * makes call number i (for alternating pSync arrays and the like). Needs <shmem.h> included
+ * first. */
+typedef void (*bench_coll_op)(void *arg, long i);
+
+static inline void bench_collective(const char *figure, size_t bytes, int npes, int reporter,
+                                    const struct bench_cfg *c, double *ns, bench_coll_op op,
+                                    void *arg) {
+    long per_batch = (long)((c->quick ? 2 : 8) * ((size_t)1 << 20) / (bytes + 4096) / npes);
+    if (per_batch < 4) per_batch = 4;
+    if (per_batch > 2000) per_batch = 2000;
+    long call = 0;
+    for (int b = -1; b < c->batches; b++) { /* batch -1 warms up */
+        shmem_barrier_all();
+        double t0 = bench_now_ns();
+        for (long i = 0; i < per_batch; i++) op(arg, call++);
+        if (b >= 0) ns[b] = (bench_now_ns() - t0) / (double)per_batch;
+    }
+    if (shmem_my_pe() == reporter) bench_report(figure, bytes, "us", ns, c->batches, 0);
+}
+#endif
+
 #endif

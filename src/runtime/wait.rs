@@ -1,43 +1,60 @@
 //! Waiting. Jobs may run more PEs than cores, so every wait spins a bounded number of times and
 //! then yields the core on each further check, letting the PE it waits for run.
 //!
-//! How long to spin first depends on the job: when every local PE has a core of its own, the PE
-//! being waited for is running, and yielding would only hand the core to some other process for a
-//! time slice; when the node is oversubscribed, the PE being waited for may need this very core,
-//! so the wait yields almost at once.
+//! How long to spin first is learnt, like an adaptive mutex: when the PE being waited for runs on
+//! a core of its own, the condition comes true while this PE spins, and yielding would only hand
+//! the core to some other process for a time slice; when it shares this core (an oversubscribed
+//! node, or a busy one), spinning only delays it. Each wait that ends while spinning doubles the
+//! budget (up to a ceiling), each wait that has to yield halves it (down to `MIN_SPINS`). The
+//! ceiling comes from the job's shape (`configure`): `MAX_SPINS` when every local PE can have a
+//! core, `MIN_SPINS` when they outnumber the cores (then a PE being waited for is often waiting
+//! for this core, and a long spin would take it from it however often spinning paid off).
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Checks before yielding when every local PE has a core (about 100 us of `pause`).
-const SPINS_DEDICATED: u32 = 1 << 12;
-/// Checks before yielding when local PEs outnumber the cores.
-const SPINS_OVERSUBSCRIBED: u32 = 16;
+/// Most checks before yielding (about 100 us of `pause` on current x86).
+const MAX_SPINS: u32 = 1 << 12;
+/// Fewest checks before yielding.
+const MIN_SPINS: u32 = 16;
 
-static SPINS: AtomicU32 = AtomicU32::new(SPINS_OVERSUBSCRIBED);
+/// The current budget, shared by the PE's threads (a hint: races only blur the adaptation).
+static SPINS: AtomicU32 = AtomicU32::new(MIN_SPINS);
+/// The most the budget may grow to in this job.
+static CEILING: AtomicU32 = AtomicU32::new(MIN_SPINS);
 
-/// Chooses the spin budget for `local_pes` PEs on this node (called once at init).
+/// Sets the ceiling (and the starting budget) for `local_pes` PEs on this node, at init.
 pub fn configure(local_pes: usize) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spins = if local_pes <= cores {
-        SPINS_DEDICATED
+    let ceiling = if local_pes <= cores {
+        MAX_SPINS
     } else {
-        SPINS_OVERSUBSCRIBED
+        MIN_SPINS
     };
-    SPINS.store(spins, Ordering::Relaxed);
+    CEILING.store(ceiling, Ordering::Relaxed);
+    SPINS.store(ceiling, Ordering::Relaxed);
 }
 
 /// Returns when `done()` is true.
 #[inline]
 pub fn until(mut done: impl FnMut() -> bool) {
+    if done() {
+        return;
+    }
     let budget = SPINS.load(Ordering::Relaxed);
-    let mut spins = 0;
-    while !done() {
-        if spins < budget {
-            spins += 1;
-            spin_loop();
-        } else {
-            std::thread::yield_now();
+    for _ in 0..budget {
+        spin_loop();
+        if done() {
+            if budget < CEILING.load(Ordering::Relaxed) {
+                SPINS.store(budget * 2, Ordering::Relaxed);
+            }
+            return;
         }
+    }
+    if budget > MIN_SPINS {
+        SPINS.store(budget / 2, Ordering::Relaxed);
+    }
+    while !done() {
+        std::thread::yield_now();
     }
 }

@@ -1,0 +1,75 @@
+/* team.c: collective latency with the team-based routines of OpenSHMEM 1.5 on SHMEM_TEAM_WORLD
+ * (an implementation without them fails to build this program; bench/compare then shows rshmem
+ * only). Every PE calls every collective; PE 0 reports the time per call (us). Sizes are bytes
+ * per PE, as in coll.c:
+ *
+ *   team_sync        shmem_team_sync (size 0)
+ *   team_broadcast   shmem_broadcastmem from PE 0
+ *   team_reduce_sum  shmem_long_sum_reduce
+ *   team_fcollect    shmem_fcollectmem
+ *   team_alltoall    shmem_alltoallmem
+ */
+#include <shmem.h>
+#include "bench.h"
+
+#define MAX_BYTES ((size_t)1 << 20)
+
+struct coll {
+    size_t bytes;
+    void *src, *dst;
+};
+
+static void op_sync(void *a, long i) {
+    (void)a, (void)i;
+    shmem_team_sync(SHMEM_TEAM_WORLD);
+}
+static void op_broadcast(void *a, long i) {
+    struct coll *c = a;
+    (void)i;
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes, 0);
+}
+static void op_reduce(void *a, long i) {
+    struct coll *c = a;
+    (void)i;
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes / sizeof(long));
+}
+static void op_fcollect(void *a, long i) {
+    struct coll *c = a;
+    (void)i;
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+}
+static void op_alltoall(void *a, long i) {
+    struct coll *c = a;
+    (void)i;
+    shmem_alltoallmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+}
+
+int main(int argc, char **argv) {
+    struct bench_cfg cfg = bench_parse(argc, argv);
+    shmem_init();
+    int npes = shmem_n_pes();
+    size_t room = MAX_BYTES * (size_t)npes;
+    struct coll c = {0, shmem_malloc(room), shmem_malloc(room)};
+    if (!c.src || !c.dst) {
+        fprintf(stderr, "team: shmem_malloc of %zu bytes failed\n", room);
+        shmem_global_exit(1);
+    }
+    memset(c.src, 1, room);
+    double ns[BENCH_MAX_SAMPLES];
+    shmem_barrier_all();
+
+    bench_collective("team_sync", 0, npes, 0, &cfg, ns, op_sync, &c);
+    size_t top = cfg.quick ? (size_t)64 << 10 : MAX_BYTES;
+    for (size_t sz = 8; sz <= top; sz *= cfg.quick ? 16 : 4) {
+        c.bytes = sz;
+        bench_collective("team_broadcast", sz, npes, 0, &cfg, ns, op_broadcast, &c);
+        bench_collective("team_reduce_sum", sz, npes, 0, &cfg, ns, op_reduce, &c);
+        bench_collective("team_fcollect", sz, npes, 0, &cfg, ns, op_fcollect, &c);
+        bench_collective("team_alltoall", sz, npes, 0, &cfg, ns, op_alltoall, &c);
+    }
+    shmem_barrier_all();
+    shmem_free(c.dst);
+    shmem_free(c.src);
+    shmem_finalize();
+    return 0;
+}
