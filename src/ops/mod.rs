@@ -2,6 +2,8 @@
 //! that called it (used in error messages), then the C arguments unchanged.
 
 pub mod amo;
+pub mod cache;
+pub mod fortran;
 pub mod lock;
 pub mod memory;
 pub mod order;
