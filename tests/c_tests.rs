@@ -1,18 +1,20 @@
-//! Runs the self-checking C programs of `c-tests/` under `oshrun`, one test per (program, PE count).
+//! Runs the self-checking C and Fortran programs of `c-tests/` under `oshrun`, one test per
+//! (program, PE count).
 //!
 //! Before the first test it builds the library and the launcher (`cargo build -p rshmem -p oshrun`)
-//! with the profile this test binary was built with, then compiles each program once with
-//! `scripts/oshcc` into `target/<profile>/c-tests/` and runs it as
-//! `target/<profile>/oshrun -np N --timeout T prog ARGS`.
+//! with the profile this test binary was built with, then compiles each program once into
+//! `target/<profile>/c-tests/` (`*.c` with `scripts/oshcc`, `*.f90` and fixed-form `*.f` with
+//! `scripts/oshfort`) and runs it as `target/<profile>/oshrun -np N --timeout T prog ARGS`.
 //!
-//! A program says how it is run in `//` comment lines at the top of the file (before any code):
+//! A program says how it is run in comment lines at the top of the file (before any code), `//`
+//! in C and `!` in Fortran:
 //!
 //! ```text
 //! // pes: 1 2 3 4 8            PE counts to run (default: 1 2 3 4 5)
 //! // timeout: 60               seconds, passed to oshrun; the harness kills at T+10 (default 60)
 //! // env: NAME=value           set in the job's environment (repeatable)
 //! // args: a b c               program arguments, split on whitespace
-//! // cflags: -Wno-...          extra compiler flags, split on whitespace
+//! // cflags: -Wno-...          extra compiler flags (C or Fortran), split on whitespace
 //! // expect-fail: substring    the job must exit non-zero (not by timeout) with substring in stderr
 //! // expect-exit: 7            the job must exit with exactly this code
 //! // expect-stderr: substring  stderr must contain substring (repeatable; with any expectation)
@@ -43,6 +45,10 @@ const DEFAULT_TIMEOUT_SECS: u64 = 60;
 const HARNESS_GRACE_SECS: u64 = 10;
 const DEFAULT_TEST_THREADS: usize = 2;
 const CFLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g"];
+/// Fortran: the legacy API's Cray pointers (`SHPALLOC`, `SHMEM_PTR`) need `-fcray-pointer`.
+const FFLAGS: &[&str] = &["-Wall", "-Werror", "-fcray-pointer", "-O1", "-g"];
+/// Source extensions and whether they are Fortran.
+const SOURCES: &[(&str, bool)] = &[("c", false), ("f90", true), ("f", true)];
 const TAIL_LINES: usize = 40;
 
 fn main() {
@@ -100,7 +106,7 @@ impl Default for Directives {
     }
 }
 
-/// Parses the leading `//` comment lines of a C source.
+/// Parses the leading comment lines (`//` or `!`) of a C or Fortran source.
 fn parse_directives(source: &str) -> Result<Directives, String> {
     let mut d = Directives::default();
     let mut expectation_seen = false;
@@ -109,7 +115,7 @@ fn parse_directives(source: &str) -> Result<Directives, String> {
         if line.is_empty() {
             continue;
         }
-        let Some(comment) = line.strip_prefix("//") else {
+        let Some(comment) = line.strip_prefix("//").or_else(|| line.strip_prefix('!')) else {
             break;
         };
         let comment = comment.trim();
@@ -201,6 +207,11 @@ fn check_directive_parsing() -> Result<(), Failed> {
     if !ok {
         return Err(format!("parsed {d:?}").into());
     }
+    let fortran =
+        parse_directives("! pes: 1 3\n! Note: prose\n! timeout: 7\nprogram p\n! pes: 2\n")?;
+    if fortran.pes != [1, 3] || fortran.timeout_secs != 7 {
+        return Err(format!("parsed Fortran header {fortran:?}").into());
+    }
     let defaults = parse_directives("int main(void) { return 0; }\n")?;
     if defaults.pes != DEFAULT_PES
         || defaults.timeout_secs != DEFAULT_TIMEOUT_SECS
@@ -210,6 +221,7 @@ fn check_directive_parsing() -> Result<(), Failed> {
     }
     for bad in [
         "// pse: 1\n",
+        "! pse: 1\n",
         "// pes: 0\n",
         "// timeout: soon\n",
         "// env: =x\n",
@@ -302,10 +314,11 @@ fn build_library(root: &Path) -> Result<PathBuf, String> {
         .clone()
 }
 
-/// One C program and its once-only compilation, shared by its trials.
+/// One program and its once-only compilation, shared by its trials.
 struct Program {
     name: String,
     source: PathBuf,
+    fortran: bool,
     directives: Directives,
     root: PathBuf,
     binary: OnceLock<Result<PathBuf, String>>,
@@ -320,8 +333,13 @@ impl Program {
                 std::fs::create_dir_all(&out_dir)
                     .map_err(|e| format!("{}: {e}", out_dir.display()))?;
                 let binary = out_dir.join(&self.name);
-                let mut cmd = Command::new(self.root.join("scripts/oshcc"));
-                cmd.args(CFLAGS)
+                let (wrapper, flags) = if self.fortran {
+                    ("scripts/oshfort", FFLAGS)
+                } else {
+                    ("scripts/oshcc", CFLAGS)
+                };
+                let mut cmd = Command::new(self.root.join(wrapper));
+                cmd.args(flags)
                     .arg("-I")
                     .arg(self.root.join("c-tests"))
                     .args(&self.directives.cflags)
@@ -563,7 +581,11 @@ fn discover(root: &Path) -> Result<Vec<Trial>, String> {
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension() == Some(OsStr::new("c")))
+        .filter(|p| {
+            SOURCES
+                .iter()
+                .any(|(ext, _)| p.extension() == Some(OsStr::new(ext)))
+        })
         .collect();
     sources.sort();
     let mut trials = Vec::new();
@@ -573,6 +595,9 @@ fn discover(root: &Path) -> Result<Vec<Trial>, String> {
             .and_then(OsStr::to_str)
             .unwrap_or("?")
             .to_string();
+        let fortran = SOURCES
+            .iter()
+            .any(|(ext, f)| *f && source.extension() == Some(OsStr::new(ext)));
         let text =
             std::fs::read_to_string(&source).map_err(|e| format!("{}: {e}", source.display()))?;
         let directives = match parse_directives(&text) {
@@ -588,6 +613,7 @@ fn discover(root: &Path) -> Result<Vec<Trial>, String> {
         let program = Arc::new(Program {
             name: name.clone(),
             source,
+            fortran,
             directives,
             root: root.to_path_buf(),
             binary: OnceLock::new(),

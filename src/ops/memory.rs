@@ -5,13 +5,18 @@
 //! block usable everywhere on return. Each call records what it asked for in the PE's control block;
 //! after the barrier each PE compares its record with its neighbour's, so a mismatch is reported
 //! (naming both PEs) instead of silently corrupting memory.
+//!
+//! The legacy Fortran routines `SHPALLOC`, `SHPDEALLC` and `SHPCLMOVE` are the same operations with
+//! Cray-pointer arguments: the block's address travels in a pointer-sized integer, lengths count
+//! 4-byte words, and errors are returned as negative codes unless `abort` is non-zero, in which
+//! case they stop the job like every other error.
 
 use crate::collectives::barrier;
 use crate::fatal;
-use crate::runtime::heap::MIN_ALIGN;
+use crate::runtime::heap::{MIN_ALIGN, Place};
 use crate::runtime::world::{self, Seg, World};
 use crate::transport::shm;
-use std::ffi::{c_long, c_void};
+use std::ffi::{c_int, c_long, c_void};
 use std::sync::atomic::Ordering;
 
 /// The operation codes of the agreement record.
@@ -218,4 +223,178 @@ pub fn realloc(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void
             std::ptr::null_mut()
         }
     }
+}
+
+/// Bytes in one word of the Fortran heap routines' `length`.
+pub const FORTRAN_WORD: usize = 4;
+
+/// The error codes of the Fortran heap routines.
+mod code {
+    use std::ffi::c_int;
+    /// `length` is not greater than 0.
+    pub const BAD_LENGTH: c_int = -1;
+    /// The symmetric heap has no room for the block.
+    pub const NO_MEMORY: c_int = -2;
+    /// `addr` is outside the symmetric heap.
+    pub const OUTSIDE_HEAP: c_int = -3;
+    /// `addr` is in the heap but in no allocated block (e.g. already deallocated).
+    pub const ALREADY_FREE: c_int = -4;
+    /// `addr` is inside an allocated block, not at its start.
+    pub const NOT_BLOCK_START: c_int = -5;
+}
+
+/// What a Fortran heap error code means, for the message when `abort` is set.
+fn code_text(code: c_int) -> &'static str {
+    match code {
+        code::BAD_LENGTH => "length is not greater than 0",
+        code::NO_MEMORY => {
+            "the symmetric heap has no room for the block (see SHMEM_SYMMETRIC_SIZE)"
+        }
+        code::OUTSIDE_HEAP => "addr is outside the symmetric heap",
+        code::ALREADY_FREE => "addr is not an allocated block (already deallocated?)",
+        _ => "addr is inside a block, not at its start",
+    }
+}
+
+/// Reports a Fortran heap error: stops the job when `abort` is non-zero, else returns `code`.
+fn fortran_error(
+    call: &'static str,
+    code: c_int,
+    abort: c_int,
+    addr: usize,
+    length: c_int,
+) -> c_int {
+    if abort != 0 {
+        fatal!(
+            call,
+            "{} (addr = {addr:#x}, length = {length}); error code {code}",
+            code_text(code)
+        );
+    }
+    code
+}
+
+/// Bytes of `length` words, or the error code.
+fn fortran_bytes(length: c_int) -> Result<usize, c_int> {
+    match usize::try_from(length) {
+        Ok(n) if n > 0 => Ok(n * FORTRAN_WORD),
+        _ => Err(code::BAD_LENGTH),
+    }
+}
+
+/// Checks that `ptr` is the start of an allocated block of the symmetric heap.
+fn fortran_block(w: &World, ptr: *mut c_void) -> Result<(), c_int> {
+    let place = match w.locate(ptr as usize, 1) {
+        Some((Seg::Heap, off)) => w.heap.lock().unwrap_or_else(|e| e.into_inner()).place(off),
+        _ => Place::Outside,
+    };
+    match place {
+        Place::Start => Ok(()),
+        Place::Inside => Err(code::NOT_BLOCK_START),
+        Place::Free => Err(code::ALREADY_FREE),
+        Place::Outside => Err(code::OUTSIDE_HEAP),
+    }
+}
+
+/// `SHPALLOC(addr, length, errcode, abort)`: allocates `length` 4-byte words on every PE (a
+/// collective call, like `shmem_malloc`), stores the block's address in `addr` and 0 in `errcode`;
+/// on an error stores its negative code in `errcode` and leaves `addr` alone, or stops the job if
+/// `abort` is non-zero.
+///
+/// # Safety
+/// `addr` and `errcode` must be writable.
+pub unsafe fn shpalloc(
+    call: &'static str,
+    addr: *mut *mut c_void,
+    length: c_int,
+    errcode: *mut c_int,
+    abort: c_int,
+) {
+    let _ = world::get(call);
+    let result = fortran_bytes(length).and_then(|bytes| {
+        let p = malloc(call, bytes);
+        if p.is_null() {
+            Err(code::NO_MEMORY)
+        } else {
+            Ok(p)
+        }
+    });
+    match result {
+        Ok(p) => {
+            // SAFETY: the caller guarantees both are writable.
+            unsafe {
+                addr.write(p);
+                errcode.write(0);
+            }
+        }
+        Err(code) => {
+            let code = fortran_error(call, code, abort, 0, length);
+            // SAFETY: the caller guarantees `errcode` is writable.
+            unsafe { errcode.write(code) };
+        }
+    }
+}
+
+/// `SHPDEALLC(addr, errcode, abort)`: returns the block at `addr` to the symmetric heap on every
+/// PE (collective, like `shmem_free`); `errcode` as in [`shpalloc`].
+///
+/// # Safety
+/// `addr` must be readable, `errcode` writable.
+pub unsafe fn shpdeallc(
+    call: &'static str,
+    addr: *mut *mut c_void,
+    errcode: *mut c_int,
+    abort: c_int,
+) {
+    let w = world::get(call);
+    // SAFETY: the caller guarantees `addr` is readable.
+    let ptr = unsafe { addr.read() };
+    let code = match fortran_block(w, ptr) {
+        Ok(()) => {
+            free(call, ptr);
+            0
+        }
+        Err(code) => fortran_error(call, code, abort, ptr as usize, 0),
+    };
+    // SAFETY: the caller guarantees `errcode` is writable.
+    unsafe { errcode.write(code) };
+}
+
+/// `SHPCLMOVE(addr, length, status, abort)`: resizes the block at `addr` to `length` words on every
+/// PE (collective, like `shmem_realloc`), in place if it can (`status` 0), else by moving it and its
+/// contents to a new block whose address is stored in `addr` (`status` 1); on an error `status`
+/// gets the negative code as in [`shpalloc`] and the block is left as it was.
+///
+/// # Safety
+/// `addr` must be readable and writable, `status` writable.
+pub unsafe fn shpclmove(
+    call: &'static str,
+    addr: *mut *mut c_void,
+    length: c_int,
+    status: *mut c_int,
+    abort: c_int,
+) {
+    let w = world::get(call);
+    // SAFETY: the caller guarantees `addr` is readable.
+    let ptr = unsafe { addr.read() };
+    let result = fortran_bytes(length)
+        .and_then(|bytes| fortran_block(w, ptr).map(|()| bytes))
+        .and_then(|bytes| {
+            let new = realloc(call, ptr, bytes);
+            if new.is_null() {
+                Err(code::NO_MEMORY)
+            } else {
+                Ok(new)
+            }
+        });
+    let code = match result {
+        Ok(new) => {
+            // SAFETY: the caller guarantees `addr` is writable.
+            unsafe { addr.write(new) };
+            c_int::from(new != ptr)
+        }
+        Err(code) => fortran_error(call, code, abort, ptr as usize, length),
+    };
+    // SAFETY: the caller guarantees `status` is writable.
+    unsafe { status.write(code) };
 }

@@ -2,8 +2,10 @@
 //! that called it (used in error messages), then the C arguments unchanged.
 
 pub mod amo;
+pub mod cache;
 pub mod coll;
 pub mod ctx;
+pub mod fortran;
 pub mod lock;
 pub mod memory;
 pub mod order;

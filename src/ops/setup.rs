@@ -194,3 +194,22 @@ pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
 /// over the `pshmem_` names, which intercepts the call. Callable at any time. Only the named
 /// argument is received (docs/ABI.md, variadic routines).
 pub fn pcontrol(_call: &'static str, _level: c_int) {}
+
+/// Fortran `SHMEM_INFO_GET_NAME(NAME)`: the vendor string in the `CHARACTER` variable `name` of
+/// `name_len` characters (the length gfortran passes after the arguments), blank-padded as Fortran
+/// strings are, and cut to `name_len` if longer.
+///
+/// # Safety
+/// `name` must have room for `name_len` bytes.
+pub unsafe fn info_get_name_fortran(call: &'static str, name: *mut c_char, name_len: usize) {
+    if name.is_null() && name_len > 0 {
+        fatal!(call, "name is NULL");
+    }
+    let vendor = SHMEM_VENDOR_STRING.to_bytes();
+    let n = vendor.len().min(name_len);
+    // SAFETY: n <= name_len bytes and name_len - n more, which the caller guarantees.
+    unsafe {
+        std::ptr::copy_nonoverlapping(vendor.as_ptr(), name.cast::<u8>(), n);
+        std::ptr::write_bytes(name.cast::<u8>().add(n), b' ', name_len - n);
+    }
+}

@@ -9,6 +9,19 @@ use std::collections::BTreeMap;
 /// Every block starts on, and is sized in, multiples of a cache line.
 pub const MIN_ALIGN: usize = 64;
 
+/// Where an offset lies, for the Fortran routines that report a bad address with an error code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The start of an allocated block.
+    Start,
+    /// Inside an allocated block, not at its start.
+    Inside,
+    /// In the heap, in no allocated block.
+    Free,
+    /// Not in the heap's range.
+    Outside,
+}
+
 pub struct Heap {
     start: usize,
     end: usize,
@@ -59,6 +72,18 @@ impl Heap {
     /// The size of the block at `offset`, if it is allocated.
     pub fn size_of(&self, offset: usize) -> Option<usize> {
         self.used.get(&offset).copied()
+    }
+
+    /// Where `offset` lies.
+    pub fn place(&self, offset: usize) -> Place {
+        if offset < self.start || offset >= self.end {
+            return Place::Outside;
+        }
+        match self.used.range(..=offset).next_back() {
+            Some((&at, _)) if at == offset => Place::Start,
+            Some((&at, &size)) if offset < at + size => Place::Inside,
+            _ => Place::Free,
+        }
     }
 
     /// Returns the block at `offset`; `false` if no block starts there.
@@ -117,6 +142,19 @@ impl Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn place_of_an_offset() {
+        let mut h = Heap::new(1024, 1024 + 4096);
+        let a = h.alloc(100, 1).unwrap();
+        assert_eq!(h.place(a), Place::Start);
+        assert_eq!(h.place(a + 100), Place::Inside);
+        assert_eq!(h.place(a + 128), Place::Free);
+        assert_eq!(h.place(0), Place::Outside);
+        assert_eq!(h.place(1024 + 4096), Place::Outside);
+        assert!(h.free(a));
+        assert_eq!(h.place(a), Place::Free);
+    }
 
     #[test]
     fn first_fit_and_coalescing() {

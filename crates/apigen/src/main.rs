@@ -6,7 +6,9 @@
 //! - `src/api/longdouble.c`: the `long double` routines (Rust has no such type), forwarding to the
 //!   128-bit sized routines;
 //! - `include/shmem.h`, `include/pshmem.h`: by cbindgen, from the root `cbindgen.toml`;
-//! - `c-tests/generated/types.h`: X-macros over the spec type tables for the C tests.
+//! - `c-tests/generated/types.h`: X-macros over the spec type tables for the C tests;
+//! - `src/api/fortran/*.rs` and `include/shmem.fh`: the legacy Fortran API, from
+//!   `spec/openshmem-fortran-api.tsv` (see `fortran.rs`).
 //!
 //! Families of functions are described once (`families.rs`); names expand over the spec's type
 //! tables; every signature comes from the spec's synopsis. An expanded name missing from the spec,
@@ -14,6 +16,7 @@
 
 mod cgen;
 mod families;
+mod fortran;
 mod headers;
 mod ops;
 mod rustgen;
@@ -291,6 +294,27 @@ fn run() -> Result<(), String> {
     rust_files.push(root.join("src/api/longdouble.rs"));
     write(&root, "src/api/mod.rs", &rustgen::mod_rs())?;
     rust_files.push(root.join("src/api/mod.rs"));
+
+    // The legacy Fortran API.
+    let fortran_rows = spec::load_fortran(&root.join("crates/apigen/spec"))?;
+    let routines = fortran::expand(&fortran_rows)?;
+    for (module, _) in fortran::MODULES {
+        let in_module: Vec<&fortran::Routine> = routines
+            .iter()
+            .filter(|r| r.family.module == *module)
+            .collect();
+        let text = fortran::module(&root.join("src/ops"), module, &in_module)?;
+        let rel = format!("src/api/fortran/{module}.rs");
+        write(&root, &rel, &text)?;
+        rust_files.push(root.join(rel));
+    }
+    write(&root, "src/api/fortran/mod.rs", &fortran::mod_rs())?;
+    rust_files.push(root.join("src/api/fortran/mod.rs"));
+    write(
+        &root,
+        "include/shmem.fh",
+        &fortran::shmem_fh(&root, &routines)?,
+    )?;
     rustfmt(&rust_files)?;
 
     // C: long double routines, C type tables.
@@ -318,6 +342,7 @@ fn run() -> Result<(), String> {
         println!("apigen: module {m}: {n}");
     }
     report_missing(&spec, &funcs);
+    fortran::report_missing(&fortran_rows, &routines);
     Ok(())
 }
 

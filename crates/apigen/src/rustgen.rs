@@ -221,12 +221,17 @@ pub fn mod_rs() -> String {
         "//! `longdouble.c` (Rust has no `long double`); the constants and types in `constants` are"
     )
     .unwrap();
-    writeln!(s, "//! written by hand. See docs/ABI.md.\n").unwrap();
+    writeln!(
+        s,
+        "//! written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.\n"
+    )
+    .unwrap();
     writeln!(s, "pub mod constants;").unwrap();
     for (m, _) in MODULES {
         writeln!(s, "pub mod {m};").unwrap();
     }
     writeln!(s, "pub mod longdouble;").unwrap();
+    writeln!(s, "pub mod fortran;").unwrap();
     s
 }
 

@@ -1,5 +1,5 @@
-//! The vendored spec tables (`spec/openshmem-c-api.tsv`, `spec/openshmem-type-tables.tsv`) and the
-//! parser for the C signatures they hold. Every malformed row or signature is a hard error: the
+//! The vendored spec tables (`spec/openshmem-c-api.tsv`, `spec/openshmem-type-tables.tsv`,
+//! `spec/openshmem-fortran-api.tsv`) and the parsers for the C and Fortran signatures they hold. Every malformed row or signature is a hard error: the
 //! generator must never guess.
 
 use std::collections::BTreeMap;
@@ -283,8 +283,117 @@ impl CSignature {
     }
 }
 
+/// One row of `openshmem-fortran-api.tsv`: a legacy Fortran routine.
+#[derive(Clone, Debug)]
+pub struct FortranRow {
+    /// The spec's upper-case name, e.g. `SHMEM_INTEGER_PUT`.
+    pub name: String,
+    /// The symbol gfortran calls, e.g. `shmem_integer_put_`.
+    pub symbol: String,
+    /// `function` or `subroutine`.
+    pub kind: String,
+    pub group: String,
+    /// `removed` (in the spec's synopses up to 1.4) or `extension` (implementations add it).
+    pub status: String,
+    /// The synopsis, empty for an extension.
+    pub f_signature: String,
+    pub spec_file: String,
+}
+
+/// Reads `openshmem-fortran-api.tsv`.
+pub fn load_fortran(dir: &Path) -> Result<Vec<FortranRow>, String> {
+    let mut rows: Vec<FortranRow> = Vec::new();
+    for mut r in read_tsv(&dir.join("openshmem-fortran-api.tsv"))? {
+        let mut take = |k: &str| {
+            r.remove(k)
+                .ok_or_else(|| format!("fortran-api tsv: no column {k}"))
+        };
+        let row = FortranRow {
+            name: take("name")?,
+            symbol: take("symbol")?,
+            kind: take("kind")?,
+            group: take("group")?,
+            status: take("status")?,
+            f_signature: take("f_signature")?,
+            spec_file: take("spec_file")?,
+        };
+        if rows.iter().any(|r| r.name == row.name) {
+            return Err(format!("fortran-api tsv: {} twice", row.name));
+        }
+        if row.symbol != format!("{}_", row.name.to_lowercase()) {
+            return Err(format!(
+                "fortran-api tsv: {}: symbol {} is not the lower-case name with `_`",
+                row.name, row.symbol
+            ));
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// A parsed Fortran synopsis: `CALL NAME(PARAMS)` or `TYPE FUNCTION NAME(PARAMS)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FSignature {
+    /// The function's Fortran type (`INTEGER*4`, `LOGICAL`, `?`), `None` for a subroutine.
+    pub ret: Option<String>,
+    pub name: String,
+    /// Parameter names, lower case.
+    pub params: Vec<String>,
+}
+
+impl FSignature {
+    pub fn parse(sig: &str) -> Result<FSignature, String> {
+        let err = |m: &str| format!("Fortran signature {sig:?}: {m}");
+        let (ret, rest) = if let Some(rest) = sig.strip_prefix("CALL ") {
+            (None, rest)
+        } else if let Some((ty, rest)) = sig.split_once(" FUNCTION ") {
+            (Some(ty.trim().to_string()), rest)
+        } else {
+            return Err(err("expected CALL or FUNCTION"));
+        };
+        let rest = rest.trim();
+        let (name, params) = match rest.split_once('(') {
+            None => (rest, Vec::new()),
+            Some((name, inner)) => {
+                let inner = inner
+                    .strip_suffix(')')
+                    .ok_or_else(|| err("no closing ')'"))?;
+                let params: Vec<String> = inner
+                    .split(',')
+                    .map(|p| p.trim().to_lowercase())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                (name.trim(), params)
+            }
+        };
+        if !is_ident(name) || params.iter().any(|p| !is_ident(p)) {
+            return Err(err("bad name or parameter"));
+        }
+        Ok(FSignature {
+            ret,
+            name: name.to_string(),
+            params,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parses_fortran_synopses() {
+        let s =
+            FSignature::parse("INTEGER*4 FUNCTION SHMEM_INT4_CSWAP(dest, cond_i4, value_i4, pe)")
+                .unwrap();
+        assert_eq!(s.ret.as_deref(), Some("INTEGER*4"));
+        assert_eq!(s.name, "SHMEM_INT4_CSWAP");
+        assert_eq!(s.params, ["dest", "cond_i4", "value_i4", "pe"]);
+        let s = FSignature::parse("CALL SHMEM_BARRIER_ALL").unwrap();
+        assert_eq!((s.ret, s.params.len()), (None, 0));
+        let s = FSignature::parse("CALL SHMEM_INFO_GET_VERSION(MAJOR, MINOR)").unwrap();
+        assert_eq!(s.params, ["major", "minor"]);
+        assert!(FSignature::parse("SHMEM_X(a)").is_err());
+    }
+
     use super::*;
 
     #[test]

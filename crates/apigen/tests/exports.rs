@@ -1,5 +1,6 @@
 //! Every function and data symbol that include/shmem.h and include/pshmem.h declare is exported by
-//! the built library, and the library exports nothing that they do not declare.
+//! the built library, so is every legacy Fortran routine of src/api/fortran/ (each a symbol of the
+//! Fortran TSV, or its `p` twin), and the library exports nothing else.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -99,6 +100,39 @@ fn exported(lib: &Path) -> BTreeSet<String> {
         .collect()
 }
 
+/// The symbols defined in `src/api/fortran/*.rs`, checked against the Fortran TSV.
+fn fortran_symbols(root: &Path) -> BTreeSet<String> {
+    let tsv =
+        std::fs::read_to_string(root.join("crates/apigen/spec/openshmem-fortran-api.tsv")).unwrap();
+    let mut lines = tsv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = header.iter().position(|h| *h == "symbol").unwrap();
+    let in_tsv: BTreeSet<String> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split('\t').nth(col).unwrap().to_string())
+        .collect();
+    let mut syms = BTreeSet::new();
+    for entry in std::fs::read_dir(root.join("src/api/fortran")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for rest in text.split("pub unsafe extern \"C\" fn ").skip(1) {
+            let name = &rest[..rest.find('(').unwrap()];
+            let base = name.strip_prefix('p').filter(|b| in_tsv.contains(*b));
+            assert!(
+                in_tsv.contains(name) || base.is_some(),
+                "{name} is neither a Fortran TSV symbol nor the twin of one"
+            );
+            assert!(syms.insert(name.to_string()), "{name} defined twice");
+        }
+    }
+    for name in &syms {
+        if !name.starts_with('p') || in_tsv.contains(name) {
+            assert!(syms.contains(&format!("p{name}")), "{name} has no p twin");
+        }
+    }
+    assert!(syms.len() >= 2 * 130, "only {} Fortran symbols", syms.len());
+    syms
+}
+
 #[test]
 fn header_parser_reads_functions_data_and_skips_the_rest() {
     let h = "/* c */\n#define A(x) \\\n  f(x);\ntypedef struct { int n; } t;\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
@@ -119,6 +153,13 @@ fn headers_and_library_agree() {
             assert!(decl.insert(n.clone()), "{n} declared twice");
         }
     }
+    for n in fortran_symbols(&root) {
+        assert!(
+            !decl.contains(&n),
+            "{n} is both a C declaration and a Fortran symbol"
+        );
+        decl.insert(n);
+    }
     let syms = exported(&library());
     let missing: Vec<&String> = decl.difference(&syms).collect();
     let undeclared: Vec<&String> = syms.difference(&decl).collect();
@@ -129,8 +170,9 @@ fn headers_and_library_agree() {
     );
     for n in decl
         .iter()
-        // The predefined handles (SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD, ...) are data: no twin.
-        .filter(|n| !n.starts_with('p') && !n.starts_with("SHMEM_"))
+        // The predefined handles (SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD, ...) are data and the
+        // Fortran symbols end in '_': neither is a C twin.
+        .filter(|n| !n.starts_with('p') && !n.ends_with('_') && !n.starts_with("SHMEM_"))
     {
         assert!(decl.contains(&format!("p{n}")), "{n} has no pshmem twin");
     }
