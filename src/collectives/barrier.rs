@@ -3,7 +3,8 @@
 //! In round `r` PE `i` signals PE `(i + 2^r) mod n` by storing the barrier's epoch into that PE's
 //! `barrier[r]` word, then waits for its own `barrier[r]` to reach the epoch. Each word has one writer
 //! and only grows, so nothing is ever reset and back-to-back barriers cannot be confused.
-//! `ceil(log2 n)` rounds, any `n`.
+//! `ceil(log2 n)` rounds, any `n`. The signal goes by the peer's route (a store into its mapped
+//! block, a UCX atomic otherwise); the wait is always on this PE's own block.
 
 use crate::runtime::{wait, world::World};
 use std::sync::atomic::Ordering;
@@ -17,9 +18,7 @@ pub fn world(w: &World) {
     let mut round = 0;
     while distance < n {
         let to = (w.me + distance) % n;
-        w.control(to).barrier[round]
-            .0
-            .store(epoch, Ordering::Release);
+        w.control_store("shmem_barrier_all", to, |c| &c.barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
         wait::until(|| flag.load(Ordering::Acquire) >= epoch);
         distance *= 2;

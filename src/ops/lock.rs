@@ -11,14 +11,17 @@
 //! this PE's earlier puts (quiet), then advances the low half with a compare-and-swap loop that
 //! leaves the high half as concurrent `set_lock` calls change it. Both halves count modulo 2^32.
 //!
+//! Every access to the lock word goes by the job's atomic path: with some PE on the UCX route the
+//! wait polls PE 0's word with UCX atomic fetches.
+//!
 //! The lock word must be symmetric and 8-byte aligned. Clearing a lock that is not set is
 //! reported. (A ticket lock does not record its holder, so clearing a lock that another PE holds
 //! cannot be told apart from clearing one's own.)
 
-use super::amo::misaligned;
+use super::amo::{Slot, slot};
+use super::net::Rmw;
 use crate::fatal;
 use crate::runtime::{wait, world};
-use crate::transport::shm::{self, Word};
 use std::ffi::c_long;
 
 /// The PE whose copy of the lock word every PE uses.
@@ -36,55 +39,42 @@ fn serving(word: u64) -> u32 {
     (word & SERVING) as u32
 }
 
-/// PE `HOME`'s copy of the lock word, after the checks.
-fn word(call: &'static str, lock: *mut c_long) -> *mut u64 {
+/// PE `HOME`'s copy of the lock word, after the checks (symmetric, aligned), reached by the
+/// job's atomic path.
+fn word(call: &'static str, lock: *mut c_long) -> Slot<u64> {
     let w = world::get(call);
-    let addr = lock as usize;
-    if !addr.is_multiple_of(size_of::<u64>()) {
-        misaligned(call, "lock", addr, size_of::<u64>());
-    }
-    w.translate(call, "lock", addr, size_of::<u64>(), HOME) as *mut u64
-}
-
-/// Loads the lock word.
-fn load(p: *mut u64) -> u64 {
-    // SAFETY: `p` comes from `word`: PE HOME's copy of a symmetric, aligned word, mapped for the
-    // life of the process and, while the lock is used, accessed only atomically.
-    unsafe { u64::load(p) }
+    slot(w, call, "lock", lock as usize, HOME)
 }
 
 /// `shmem_set_lock`: waits for the lock, in the order the PEs asked for it, and takes it.
 pub fn set(call: &'static str, lock: *mut c_long) {
     let p = word(call, lock);
-    // SAFETY: as in `load`.
-    let mine = next_ticket(unsafe { u64::fetch_add(p, TICKET) });
-    wait::until(|| serving(load(p)) == mine);
+    let mine = next_ticket(p.rmw(call, Rmw::Add, TICKET, true));
+    wait::until(|| serving(p.load(call)) == mine);
 }
 
 /// `shmem_test_lock`: takes the lock and returns 0 if it is free, else returns 1 at once.
 pub fn test(call: &'static str, lock: *mut c_long) -> std::ffi::c_int {
     let p = word(call, lock);
-    let now = load(p);
+    let now = p.load(call);
     if next_ticket(now) != serving(now) {
         return 1;
     }
-    // SAFETY: as in `load`.
-    let old = unsafe { u64::compare_swap(p, now, now.wrapping_add(TICKET)) };
+    let old = p.compare_swap(call, now, now.wrapping_add(TICKET));
     (old != now) as std::ffi::c_int
 }
 
 /// `shmem_clear_lock`: completes this PE's puts, then hands the lock to the next ticket.
 pub fn clear(call: &'static str, lock: *mut c_long) {
     let p = word(call, lock);
-    shm::order();
-    let mut now = load(p);
+    super::order::complete(call);
+    let mut now = p.load(call);
     loop {
         if next_ticket(now) == serving(now) {
             not_set(call, lock);
         }
         let next = (now & !SERVING) | u64::from(serving(now).wrapping_add(1));
-        // SAFETY: as in `load`.
-        let old = unsafe { u64::compare_swap(p, now, next) };
+        let old = p.compare_swap(call, now, next);
         if old == now {
             return;
         }

@@ -46,13 +46,10 @@ fn agree(w: &World, call: &'static str, op: Op, a: u64, b: u64) {
         return;
     }
     let next = (w.me + 1) % w.npes;
-    let theirs = &w.control(next).alloc[(seq % 2) as usize];
-    let their_seq = theirs[0].load(Ordering::Acquire);
-    let got = [
-        theirs[1].load(Ordering::Relaxed),
-        theirs[2].load(Ordering::Relaxed),
-        theirs[3].load(Ordering::Relaxed),
-    ];
+    let slot = (seq % 2) as usize;
+    let field = |i: usize| w.control_load(call, next, |c| &c.alloc[slot][i]);
+    let their_seq = field(0);
+    let got = [field(1), field(2), field(3)];
     if their_seq != seq || got != [op as u64, a, b] {
         fatal!(
             call,

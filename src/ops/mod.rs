@@ -4,6 +4,7 @@
 pub mod amo;
 pub mod lock;
 pub mod memory;
+mod net;
 pub mod order;
 pub mod p2p;
 pub mod rma;

@@ -1,27 +1,49 @@
 //! Memory ordering (OpenSHMEM 1.6 §9.11): fence, quiet, pe_quiet. On the shared-memory route every
 //! operation has completed when it returns; what remains is making its stores visible in order,
-//! which a full memory fence does.
+//! which a full memory fence does. Over UCX, fence is a worker fence (operations issued before it
+//! reach every target before those issued after) and quiet a worker flush (every operation issued
+//! is complete at its target).
 
+use super::net;
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
-use crate::runtime::world;
+use crate::runtime::world::{self, World};
 use crate::transport::shm;
 use std::ffi::c_int;
 
-fn check(call: &'static str, ctx: shmem_ctx_t) {
-    super::enter(call, ctx);
+fn check(call: &'static str, ctx: shmem_ctx_t) -> &'static World {
+    super::enter(call, ctx)
+}
+
+/// Completes every operation of this PE, on every route (quiet on the default context).
+pub(crate) fn complete(call: &'static str) {
+    complete_in(world::get(call), call);
+}
+
+fn complete_in(w: &World, call: &'static str) {
+    shm::order();
+    if !w.cpu_atomics
+        && let Err(e) = w.net().quiet()
+    {
+        net::failed(call, w.me, e);
+    }
 }
 
 /// `shmem_fence`: puts to each PE are delivered in order.
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
-    check(call, ctx);
+    let w = check(call, ctx);
     shm::order();
+    if !w.cpu_atomics
+        && let Err(e) = w.net().fence()
+    {
+        net::failed(call, w.me, e);
+    }
 }
 
 /// `shmem_quiet`: every put, AMO and nbi operation of the context is complete.
 pub fn quiet(call: &'static str, ctx: shmem_ctx_t) {
-    check(call, ctx);
-    shm::order();
+    let w = check(call, ctx);
+    complete_in(w, call);
 }
 
 /// `shmem_pe_quiet` (1.6): quiet for the operations to the listed PEs.
@@ -34,8 +56,7 @@ pub unsafe fn pe_quiet(
     target_pes: *const c_int,
     npes: usize,
 ) {
-    check(call, ctx);
-    let w = world::get(call);
+    let w = check(call, ctx);
     if npes > 0 {
         if target_pes.is_null() {
             fatal!(call, "target_pes is NULL with npes = {npes}");
@@ -46,5 +67,7 @@ pub unsafe fn pe_quiet(
             w.check_pe(call, pe);
         }
     }
-    shm::order();
+    // A worker flush completes the listed PEs' operations with the others': as cheap as flushing
+    // their endpoints one by one, and one call.
+    complete_in(w, call);
 }
