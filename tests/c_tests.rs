@@ -111,7 +111,11 @@ impl Route {
         if self.pes.is_empty() {
             return pes.to_vec();
         }
-        let shared: Vec<u32> = pes.iter().copied().filter(|n| self.pes.contains(n)).collect();
+        let shared: Vec<u32> = pes
+            .iter()
+            .copied()
+            .filter(|n| self.pes.contains(n))
+            .collect();
         if !shared.is_empty() {
             return shared;
         }
@@ -268,7 +272,9 @@ fn check_directive_parsing() -> Result<(), Failed> {
         return Err(format!("defaults: {defaults:?}").into());
     }
     let ucx = Route::named("ucx-tcp").ok_or("no ucx-tcp route")?;
-    if ucx.select(&[1, 2, 3, 4, 8]) != [2, 4] || ucx.select(&[1, 3]) != [3] || ucx.select(&[4]) != [4]
+    if ucx.select(&[1, 2, 3, 4, 8]) != [2, 4]
+        || ucx.select(&[1, 3]) != [3]
+        || ucx.select(&[4]) != [4]
     {
         return Err("Route::select picks the wrong PE counts".into());
     }

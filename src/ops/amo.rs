@@ -487,7 +487,13 @@ pub unsafe fn fetch_inc_nbi<T: AmoInt>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { deliver(call, fetch, rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe)) }
+    unsafe {
+        deliver(
+            call,
+            fetch,
+            rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
+        )
+    }
 }
 
 /// `shmem_atomic_fetch_add_nbi` family. Completes at once on this route.

@@ -46,10 +46,8 @@ fn agree(w: &World, call: &'static str, op: Op, a: u64, b: u64) {
         return;
     }
     let next = (w.me + 1) % w.npes;
-    let slot = (seq % 2) as usize;
-    let field = |i: usize| w.control_load(call, next, |c| &c.alloc[slot][i]);
-    let their_seq = field(0);
-    let got = [field(1), field(2), field(3)];
+    let [their_seq, got @ ..] =
+        w.control_load::<4>(call, next, |c| &c.alloc[(seq % 2) as usize][0]);
     if their_seq != seq || got != [op as u64, a, b] {
         fatal!(
             call,

@@ -76,6 +76,31 @@ pub(crate) unsafe fn put(
     }
 }
 
+/// Puts one value (`shmem_p`). By value, so that the caller's fast path keeps it in a register.
+#[inline(never)]
+pub(crate) fn put_value<T: Copy>(
+    w: &World,
+    call: &'static str,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+    value: T,
+) {
+    // SAFETY: `value` lives on this frame until the put completed locally (not nbi).
+    unsafe {
+        put(
+            w,
+            call,
+            pe,
+            seg,
+            off,
+            (&raw const value).cast(),
+            size_of::<T>(),
+            false,
+        )
+    }
+}
+
 /// Gets `len` bytes from `pe`'s copy of (`seg`, `off`) into `dst`; waits for the data unless
 /// `nbi` (then it is there at the next quiet).
 ///
@@ -107,7 +132,7 @@ pub(crate) unsafe fn get(
     // SAFETY: forwarded contract.
     let request = unsafe { net.get(pe, seg as usize, off, dst, len) };
     if nbi {
-        if let Err(e) = request {
+        if let Err(e) = request.and_then(|r| net.track(r)) {
             failed(call, pe, e)
         }
     } else {

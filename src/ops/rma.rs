@@ -285,19 +285,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
     match w.target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
-        // SAFETY: `value` lives on this frame until the put completed locally (not nbi).
-        Target::Net(seg, off) => unsafe {
-            net::put(
-                w,
-                call,
-                pe,
-                seg,
-                off,
-                (&raw const value).cast(),
-                size_of::<T>(),
-                false,
-            )
-        },
+        Target::Net(seg, off) => net::put_value(w, call, pe, seg, off, value),
     }
 }
 

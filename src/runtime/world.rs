@@ -319,10 +319,7 @@ fn build(call: &'static str) -> World {
     // Tell the others, learn about them.
     let host = host_id();
     let transport = config.transport;
-    let mine = format!(
-        "{host},{heap_len},{data_len},{pid},{}",
-        transport.name()
-    );
+    let mine = format!("{host},{heap_len},{data_len},{pid},{}", transport.name());
     exchange(&mut |b| b.put(&format!("rshmem-{me}"), &mine).map(|_| String::new()));
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     let mut records = Vec::with_capacity(npes);
@@ -614,9 +611,10 @@ impl World {
         unsafe { control::at(base) }
     }
 
-    /// Stores `value` into the word `field` selects in `pe`'s control block: a release store into
-    /// a mapped block, an atomic over UCX otherwise. `call` names the caller in errors.
-    pub fn control_store(
+    /// Adds `value` to the word `field` selects in `pe`'s control block: a CPU atomic on a mapped
+    /// block, a non-fetching UCX atomic otherwise (it completes at the target without this PE
+    /// waiting for a reply). `call` names the caller in errors.
+    pub fn control_add(
         &self,
         call: &'static str,
         pe: usize,
@@ -624,39 +622,64 @@ impl World {
         value: u64,
     ) {
         match self.control_target(pe, &field) {
-            Ok(word) => word.store(value, Ordering::Release),
+            Ok(word) => {
+                word.fetch_add(value, Ordering::Release);
+            }
             Err(off) => {
-                let stored = self
+                let added = self
                     .net()
                     .rkey(pe, Seg::Heap as usize)
-                    .and_then(|k| k.set(off, value));
-                if let Err(e) = stored {
+                    .and_then(|k| k.add(off, value));
+                if let Err(e) = added {
                     fatal!(call, "signalling PE {pe} over UCX: {e}");
                 }
             }
         }
     }
 
-    /// Loads the word `field` selects in `pe`'s control block (acquire, or a get over UCX).
-    pub fn control_load(
+    /// Loads `N` consecutive words of `pe`'s control block from the one `field` selects (acquire
+    /// loads in order, or one get over UCX).
+    pub fn control_load<const N: usize>(
         &self,
         call: &'static str,
         pe: usize,
         field: impl Fn(&control::Control) -> &AtomicU64,
-    ) -> u64 {
+    ) -> [u64; N] {
         match self.control_target(pe, &field) {
-            Ok(word) => word.load(Ordering::Acquire),
+            Ok(word) => {
+                let first: *const AtomicU64 = word;
+                std::array::from_fn(|i| {
+                    // SAFETY: the caller selects the first of N consecutive words of the control
+                    // block (an array of AtomicU64), mapped for the life of the process.
+                    unsafe { &*first.add(i) }.load(Ordering::Acquire)
+                })
+            }
             Err(off) => {
-                let mut bytes = [0u8; 8];
+                let mut words = [0u64; N];
+                // SAFETY: plain integers, any bit pattern is valid; the slice covers `words`.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * N)
+                };
                 let loaded = self
                     .net()
                     .rkey(pe, Seg::Heap as usize)
-                    .and_then(|k| k.get(off, &mut bytes));
+                    .and_then(|k| k.get(off, bytes));
                 if let Err(e) = loaded {
                     fatal!(call, "reading PE {pe}'s control block over UCX: {e}");
                 }
-                u64::from_ne_bytes(bytes)
+                words
             }
+        }
+    }
+
+    /// Progresses this PE's UCX worker once, if it has one (a PE that waits for its peers answers
+    /// their requests itself instead of waking its progress thread).
+    #[inline]
+    pub fn progress(&self) {
+        let net = self.net.load(Ordering::Acquire);
+        if !net.is_null() {
+            // SAFETY: as in `net`.
+            unsafe { &*net }.progress();
         }
     }
 

@@ -20,6 +20,7 @@ use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Worker,
 };
 use std::fmt::Write as _;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
@@ -97,6 +98,10 @@ pub struct Network {
     /// Puts issued, and the count of them the last fence covered.
     puts: AtomicU64,
     fenced: AtomicU64,
+    /// Non-blocking gets still in flight: [`Network::quiet`] waits for each before it flushes
+    /// the worker (a worker flush alone was seen to return before a large get over shared
+    /// memory had written all of its destination).
+    gets: Mutex<Vec<Request>>,
 }
 
 /// A card that does not parse.
@@ -150,6 +155,7 @@ impl Network {
             _context: local.context,
             puts: AtomicU64::new(0),
             fenced: AtomicU64::new(0),
+            gets: Mutex::new(Vec::new()),
         })
     }
 
@@ -201,6 +207,17 @@ impl Network {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
+    /// Keeps a non-blocking get's request until the next [`Network::quiet`].
+    pub fn track(&self, request: Request) -> Result<()> {
+        if !request.is_complete()? {
+            self.gets
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(request);
+        }
+        Ok(())
+    }
+
     /// Fences the worker if a put was issued since the last fence: what follows (a get, a fetching
     /// atomic) sees it.
     #[inline]
@@ -211,6 +228,12 @@ impl Network {
             self.fenced.fetch_max(issued, Ordering::AcqRel);
         }
         Ok(())
+    }
+
+    /// Progresses the worker once.
+    #[inline]
+    pub fn progress(&self) {
+        self.worker.progress();
     }
 
     /// Orders every operation issued before after those issued after (`shmem_fence`).
@@ -224,6 +247,10 @@ impl Network {
     /// Completes every operation issued, at the targets too (`shmem_quiet`).
     pub fn quiet(&self) -> Result<()> {
         let issued = self.puts.load(Ordering::Acquire);
+        let gets = std::mem::take(&mut *self.gets.lock().unwrap_or_else(|e| e.into_inner()));
+        for get in gets {
+            get.wait()?;
+        }
         self.worker.flush()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         Ok(())
