@@ -21,10 +21,7 @@ pub fn world(w: &World) {
         let to = (w.me + distance) % n;
         w.control_add("shmem_barrier_all", to, |c| &c.barrier[round].0, 1);
         let flag = &mine.barrier[round].0;
-        wait::until(|| {
-            w.progress();
-            flag.load(Ordering::Acquire) >= epoch
-        });
+        wait::until(|| flag.load(Ordering::Acquire) >= epoch);
         distance *= 2;
         round += 1;
     }

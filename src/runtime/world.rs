@@ -672,17 +672,6 @@ impl World {
         }
     }
 
-    /// Progresses this PE's UCX worker once, if it has one (a PE that waits for its peers answers
-    /// their requests itself instead of waking its progress thread).
-    #[inline]
-    pub fn progress(&self) {
-        let net = self.net.load(Ordering::Acquire);
-        if !net.is_null() {
-            // SAFETY: as in `net`.
-            unsafe { &*net }.progress();
-        }
-    }
-
     /// The word of `pe`'s control block that `field` selects: mapped, or its heap offset.
     fn control_target<'a>(
         &self,

@@ -230,12 +230,6 @@ impl Network {
         Ok(())
     }
 
-    /// Progresses the worker once.
-    #[inline]
-    pub fn progress(&self) {
-        self.worker.progress();
-    }
-
     /// Orders every operation issued before after those issued after (`shmem_fence`).
     pub fn fence(&self) -> Result<()> {
         let issued = self.puts.load(Ordering::Acquire);
