@@ -1,5 +1,6 @@
 //! Compiles the generated `long double` routines (src/api/longdouble.c; Rust has no `long double`)
-//! and the `long double` arithmetic of the reductions (src/collectives/longdouble.c) into the library. The naked functions of src/api/longdouble.rs refer to them, so the linker keeps
+//! and the `long double` and binary128 arithmetic of the reductions (src/collectives/longdouble.c)
+//! into the library. The naked functions of src/api/longdouble.rs refer to them, so the linker keeps
 //! them, and export them under the spec's names. See docs/ABI.md.
 
 fn main() {

@@ -89,6 +89,12 @@ pub struct Bits128(pub [u64; 2]);
 #[derive(Clone, Copy)]
 pub struct LongDouble(pub [u8; 16]);
 
+/// An IEEE binary128 behind a pointer: gfortran's `REAL*16` (C `__float128` on x86_64, `long double`
+/// on aarch64). Rust cannot compute with it; the reductions call a C helper for the arithmetic.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct Float128(pub [u8; 16]);
+
 /// C `double _Complex`: two `double`s, real part first (the C ABI layout).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]

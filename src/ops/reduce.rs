@@ -4,14 +4,16 @@
 //! An element type says which operations it has through sealed traits: [`Arith`] (sum, prod: every
 //! type of the tables, complex included), [`Order`] (max, min: the real types) and [`Bitwise`]
 //! (and, or, xor: the integer types). Integers wrap; every PE combines the contributions in PE order,
-//! so floating-point results agree across PEs. `long double` arithmetic is done by C helpers
-//! (`src/collectives/longdouble.c`), since Rust has no such type.
+//! so floating-point results agree across PEs. `long double` and binary128 (the Fortran `REAL*16`)
+//! arithmetic is done by C helpers (`src/collectives/longdouble.c`), since Rust has no such types.
+//! The complex types also have the bitwise operations, on the bits of each part, for the legacy
+//! Fortran `COMP4`/`COMP8` `XOR` extension.
 //!
 //! The `*_to_all` forms ignore `pWrk` and `pSync` (see `ops::coll`).
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
 use super::coll::{on_active_set, on_team};
-use super::{ComplexD, ComplexF, LongDouble};
+use super::{ComplexD, ComplexF, Float128, LongDouble};
 use crate::collectives::flat::{self, Coll, Combine};
 use crate::fatal;
 use crate::runtime::handle::shmem_team_t;
@@ -150,18 +152,52 @@ macro_rules! complex {
 }
 complex!(ComplexD, ComplexF);
 
-// The `long double` arithmetic, in C (src/collectives/longdouble.c; hidden, not exported).
+// Bitwise operations of the complex types (only the legacy Fortran `SHMEM_COMP4/8_XOR_TO_ALL`, an
+// implementation extension, use them): each part combined as the integer of its bits.
+macro_rules! complex_bits {
+    ($($t:ident: $f:ty),*) => {$(
+        impl Bitwise for $t {
+            ops!(and, |a: $t, b: $t| $t {
+                re: <$f>::from_bits(a.re.to_bits() & b.re.to_bits()),
+                im: <$f>::from_bits(a.im.to_bits() & b.im.to_bits()),
+            });
+            ops!(or, |a: $t, b: $t| $t {
+                re: <$f>::from_bits(a.re.to_bits() | b.re.to_bits()),
+                im: <$f>::from_bits(a.im.to_bits() | b.im.to_bits()),
+            });
+            ops!(xor, |a: $t, b: $t| $t {
+                re: <$f>::from_bits(a.re.to_bits() ^ b.re.to_bits()),
+                im: <$f>::from_bits(a.im.to_bits() ^ b.im.to_bits()),
+            });
+        }
+    )*};
+}
+complex_bits!(ComplexD: f64, ComplexF: f32);
+
+// The `long double` and binary128 arithmetic, in C (src/collectives/longdouble.c; hidden, not
+// exported). `op`: 0 sum, 1 prod, 2 max, 3 min.
 unsafe extern "C" {
     fn rshmem_c_longdouble_combine(op: c_int, acc: *mut LongDouble, x: *const LongDouble, n: usize);
+    fn rshmem_c_float128_combine(op: c_int, acc: *mut Float128, x: *const Float128, n: usize);
 }
 
-macro_rules! longdouble {
-    ($name:ident, $op:expr) => {
+macro_rules! in_c {
+    ($helper:ident, $name:ident, $op:expr) => {
         unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
             // SAFETY: the helper reads `n` elements of `x` and updates `n` of `acc`, which the
             // caller guarantees.
-            unsafe { rshmem_c_longdouble_combine($op, acc, x, n) }
+            unsafe { $helper($op, acc, x, n) }
         }
+    };
+}
+macro_rules! longdouble {
+    ($name:ident, $op:expr) => {
+        in_c!(rshmem_c_longdouble_combine, $name, $op);
+    };
+}
+macro_rules! float128 {
+    ($name:ident, $op:expr) => {
+        in_c!(rshmem_c_float128_combine, $name, $op);
     };
 }
 
@@ -176,6 +212,19 @@ impl Arith for LongDouble {
 impl Order for LongDouble {
     longdouble!(max, 2);
     longdouble!(min, 3);
+}
+
+impl sealed::Sealed for Float128 {}
+impl Element for Float128 {
+    const ZERO: Self = Float128([0; 16]);
+}
+impl Arith for Float128 {
+    float128!(sum, 0);
+    float128!(prod, 1);
+}
+impl Order for Float128 {
+    float128!(max, 2);
+    float128!(min, 3);
 }
 
 /// A team reduction; 0, or -1 for SHMEM_TEAM_INVALID.

@@ -12,7 +12,7 @@
 //!
 //! A routine of the TSV without a synopsis (an implementation extension) takes the synopsis of the
 //! first routine of its family that has one. The TSV's routines that no family emits are listed at
-//! the end of the run: this round, the collectives.
+//! the end of the run.
 
 use crate::ops::{self, Op};
 use crate::profiling_name;
@@ -129,6 +129,90 @@ const WAIT_UNTIL: &[(&str, Arg)] = &[
 ];
 /// A Fortran lock is a default `INTEGER`.
 const LOCK: &[(&str, Arg)] = &[("lock", Arg::Ref("*mut c_int"))];
+
+/// The active-set collectives' sized forms: `4` and `32` move 4-byte elements, `8` and `64` 8-byte.
+const COLL_SIZES: &[(&str, &str)] = &[("4", "u32"), ("8", "u64"), ("32", "u32"), ("64", "u64")];
+const COLL_BITS: &[(&str, &str)] = &[("32", "u32"), ("64", "u64")];
+/// The reductions' element types: `INT2` is 2 bytes, `COMP4` two `REAL*4`, `COMP8` two `REAL*8`,
+/// `REAL16` an IEEE binary128 (gfortran's `REAL*16`), whose arithmetic is done in C.
+const RED_BITWISE: &[(&str, &str)] = &[("INT2", "i16"), ("INT4", "i32"), ("INT8", "i64")];
+/// `XOR` of the `COMP` types (an extension) combines the bits of each part, as if integers.
+const RED_XOR: &[(&str, &str)] = &[
+    ("INT2", "i16"),
+    ("INT4", "i32"),
+    ("INT8", "i64"),
+    ("COMP4", "ComplexF"),
+    ("COMP8", "ComplexD"),
+];
+const RED_ORDER: &[(&str, &str)] = &[
+    ("INT2", "i16"),
+    ("INT4", "i32"),
+    ("INT8", "i64"),
+    ("REAL4", "f32"),
+    ("REAL8", "f64"),
+    ("REAL16", "Float128"),
+];
+const RED_ARITH: &[(&str, &str)] = &[
+    ("INT2", "i16"),
+    ("INT4", "i32"),
+    ("INT8", "i64"),
+    ("REAL4", "f32"),
+    ("REAL8", "f64"),
+    ("REAL16", "Float128"),
+    ("COMP4", "ComplexF"),
+    ("COMP8", "ComplexD"),
+];
+
+/// `pSync` (and `pWrk`): the active-set ops accept the arrays and never read or write them (see
+/// `src/ops/coll.rs`), so a Fortran `INTEGER` array of any kind passes as the C `long *`.
+const PSYNC: (&str, Arg) = ("psync", Arg::Ref("*mut c_long"));
+const ACTIVE_SET: [(&str, Arg); 3] = [
+    ("pe_start", Arg::Int),
+    ("logpe_stride", Arg::Int),
+    ("pe_size", Arg::Int),
+];
+const BARRIER: &[(&str, Arg)] = &[ACTIVE_SET[0], ACTIVE_SET[1], ACTIVE_SET[2], PSYNC];
+const BROADCAST: &[(&str, Arg)] = &[
+    ("dest", Arg::Buffer),
+    ("source", Arg::Buffer),
+    ("nelems", Arg::Count),
+    ("pe_root", Arg::Int),
+    ACTIVE_SET[0],
+    ACTIVE_SET[1],
+    ACTIVE_SET[2],
+    PSYNC,
+];
+const COLLECT: &[(&str, Arg)] = &[
+    ("dest", Arg::Buffer),
+    ("source", Arg::Buffer),
+    ("nelems", Arg::Count),
+    ACTIVE_SET[0],
+    ACTIVE_SET[1],
+    ACTIVE_SET[2],
+    PSYNC,
+];
+const ALLTOALLS: &[(&str, Arg)] = &[
+    ("dest", Arg::Buffer),
+    ("source", Arg::Buffer),
+    ("dst", Arg::Stride),
+    ("sst", Arg::Stride),
+    ("nelems", Arg::Count),
+    ACTIVE_SET[0],
+    ACTIVE_SET[1],
+    ACTIVE_SET[2],
+    PSYNC,
+];
+/// `nreduce` is a default `INTEGER`, as the C op takes it (an `int`, checked there).
+const TO_ALL: &[(&str, Arg)] = &[
+    ("dest", Arg::Buffer),
+    ("source", Arg::Buffer),
+    ("nreduce", Arg::Int),
+    ACTIVE_SET[0],
+    ACTIVE_SET[1],
+    ACTIVE_SET[2],
+    ("pwrk", Arg::Buffer),
+    PSYNC,
+];
 
 const fn fam(
     module: &'static str,
@@ -463,6 +547,99 @@ pub const FAMILIES: &[Family] = &[
         "sync::barrier_all",
         &[],
     ),
+    // The active-set collectives, on the ops of the C routines.
+    fam(
+        "coll",
+        &["SHMEM_BARRIER"],
+        Types::Plain,
+        "coll::barrier",
+        BARRIER,
+    ),
+    fam(
+        "coll",
+        &["SHMEM_BROADCAST{}"],
+        Types::Each(COLL_SIZES),
+        "coll::broadcast_set",
+        BROADCAST,
+    ),
+    fam(
+        "coll",
+        &["SHMEM_COLLECT{}"],
+        Types::Each(COLL_SIZES),
+        "coll::collect_set",
+        COLLECT,
+    ),
+    fam(
+        "coll",
+        &["SHMEM_FCOLLECT{}"],
+        Types::Each(COLL_SIZES),
+        "coll::fcollect_set",
+        COLLECT,
+    ),
+    fam(
+        "coll",
+        &["SHMEM_ALLTOALL{}"],
+        Types::Each(COLL_BITS),
+        "coll::alltoall_set",
+        COLLECT,
+    ),
+    fam(
+        "coll",
+        &["SHMEM_ALLTOALLS{}"],
+        Types::Each(COLL_BITS),
+        "coll::alltoalls_set",
+        ALLTOALLS,
+    ),
+    // The active-set reductions.
+    fam(
+        "reduce",
+        &["SHMEM_{}_AND_TO_ALL"],
+        Types::Each(RED_BITWISE),
+        "reduce::and_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_OR_TO_ALL"],
+        Types::Each(RED_BITWISE),
+        "reduce::or_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_XOR_TO_ALL"],
+        Types::Each(RED_XOR),
+        "reduce::xor_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_MAX_TO_ALL"],
+        Types::Each(RED_ORDER),
+        "reduce::max_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_MIN_TO_ALL"],
+        Types::Each(RED_ORDER),
+        "reduce::min_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_SUM_TO_ALL"],
+        Types::Each(RED_ARITH),
+        "reduce::sum_to_all",
+        TO_ALL,
+    ),
+    fam(
+        "reduce",
+        &["SHMEM_{}_PROD_TO_ALL"],
+        Types::Each(RED_ARITH),
+        "reduce::prod_to_all",
+        TO_ALL,
+    ),
     // Cache management (nothing to do on coherent machines; see src/ops/cache.rs).
     fam(
         "cache",
@@ -520,6 +697,14 @@ pub const MODULES: &[(&str, &str)] = &[
         "Legacy Fortran API: memory ordering (fence, quiet).",
     ),
     ("sync", "Legacy Fortran API: whole-world synchronization."),
+    (
+        "coll",
+        "Legacy Fortran API: the active-set collectives (barrier, broadcast, collect, fcollect, alltoall, alltoalls).",
+    ),
+    (
+        "reduce",
+        "Legacy Fortran API: the active-set reductions (`*_TO_ALL`) on 2-, 4- and 8-byte integers, reals and complex.",
+    ),
     ("cache", "Legacy Fortran API: cache management."),
 ];
 
@@ -659,7 +844,7 @@ fn suffix_elem(suffix: &str) -> Option<&'static str> {
 
 /// Names of `std::ffi` types used in a type text.
 fn note_ffi(ty: &str, ffi: &mut BTreeSet<&'static str>) {
-    for name in ["c_char", "c_int", "c_void"] {
+    for name in ["c_char", "c_int", "c_long", "c_void"] {
         if ty.contains(name) {
             ffi.insert(name);
         }
@@ -672,9 +857,13 @@ struct Uses {
     ffi: BTreeSet<&'static str>,
     ops: BTreeSet<String>,
     ctx: bool,
-    bits128: bool,
+    /// Element types of `crate::ops` the shells name.
+    op_types: BTreeSet<&'static str>,
     fortran: bool,
 }
+
+/// The element types defined in `crate::ops` that a family may name.
+const OPS_TYPES: &[&str] = &["Bits128", "ComplexD", "ComplexF", "Float128"];
 
 fn doc_line(r: &Routine) -> String {
     let mut doc = format!("`{}` (legacy Fortran API", r.row.name);
@@ -729,11 +918,13 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
                 ));
             }
         }
-        let op_type = op
+        // The synopsis is in lower case; the op may spell a name as the C synopsis does
+        // (`PE_start`).
+        let (op_name, op_type) = op
             .params
             .iter()
-            .find(|(n, _)| n == base)
-            .map(|(_, t)| t.as_str())
+            .find(|(n, _)| n.eq_ignore_ascii_case(base))
+            .map(|(n, t)| (n.as_str(), t.as_str()))
             .ok_or_else(|| format!("{name}: op {} has no parameter `{base}`", op.path))?;
         let elem = || {
             r.elem
@@ -768,12 +959,14 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
             }
         };
         derefs |= expr.contains('*');
-        if ty.contains("Bits128") {
-            uses.bits128 = true;
+        for t in OPS_TYPES {
+            if ty.contains(t) {
+                uses.op_types.insert(t);
+            }
         }
         note_ffi(&ty, &mut uses.ffi);
         params.push(format!("{p}: {ty}"));
-        args.insert(base.to_string(), expr);
+        args.insert(op_name.to_string(), expr);
     }
     params.extend(hidden);
     // The op's arguments in its order; `ctx` is the default context.
@@ -870,9 +1063,7 @@ pub fn module(ops_dir: &Path, module: &str, routines: &[&Routine]) -> Result<Str
     if uses.fortran {
         items.push("fortran".into());
     }
-    if uses.bits128 {
-        items.push("Bits128".into());
-    }
+    items.extend(uses.op_types.iter().map(|t| t.to_string()));
     items.sort();
     if !items.is_empty() {
         writeln!(s, "use crate::ops::{{{}}};", items.join(", ")).unwrap();

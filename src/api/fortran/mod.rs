@@ -7,10 +7,12 @@
 
 pub mod amo;
 pub mod cache;
+pub mod coll;
 pub mod lock;
 pub mod memory;
 pub mod order;
 pub mod p2p;
+pub mod reduce;
 pub mod rma;
 pub mod rma_nbi;
 pub mod setup;
