@@ -18,6 +18,33 @@ typedef struct rshmem_team rshmem_team;
 #define SHMEM_CTX_INVALID ((shmem_ctx_t) NULL)
 #define SHMEM_TEAM_INVALID ((shmem_team_t) NULL)
 
+/*
+ * Feature macros for shmem4py (https://github.com/mpi4py/shmem4py), whose C layer compiles static
+ * stand-ins for every feature group not marked present by a PySHMEM_HAVE_ macro; those stand-ins
+ * collide with the real declarations above. rshmem implements every group, so it marks them all.
+ * They describe this header only; rshmem claims to be no other implementation (see docs/ABI.md).
+ */
+#define PySHMEM_HAVE_shmem_malloc_with_hints 1
+#define PySHMEM_HAVE_shmem_team_t 1
+#define PySHMEM_HAVE_SHMEM_CTX_INVALID 1
+#define PySHMEM_HAVE_shmem_amo_nbi 1
+#define PySHMEM_HAVE_shmem_put_signal 1
+#define PySHMEM_HAVE_shmem_signal_fetch 1
+#define PySHMEM_HAVE_shmem_signal_wait_until 1
+#define PySHMEM_HAVE_shmem_broadcast 1
+#define PySHMEM_HAVE_shmem_collect 1
+#define PySHMEM_HAVE_shmem_fcollect 1
+#define PySHMEM_HAVE_shmem_alltoall 1
+#define PySHMEM_HAVE_shmem_alltoalls 1
+#define PySHMEM_HAVE_shmem_broadcastmem 1
+#define PySHMEM_HAVE_shmem_collectmem 1
+#define PySHMEM_HAVE_shmem_fcollectmem 1
+#define PySHMEM_HAVE_shmem_alltoallmem 1
+#define PySHMEM_HAVE_shmem_alltoallsmem 1
+#define PySHMEM_HAVE_shmem_reduce 1
+#define PySHMEM_HAVE_shmem_wait_test_many 1
+#define PySHMEM_HAVE_shmem_pcontrol 1
+
 /* Constants from src/api/constants.rs that cbindgen cannot render. */
 #define SHMEM_VENDOR_STRING "rshmem"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING

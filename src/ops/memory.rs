@@ -1,10 +1,17 @@
 //! Symmetric heap management (OpenSHMEM 1.6 §9.3).
 //!
-//! The routines are collective: every PE calls them in the same order with the same arguments, the
-//! deterministic allocator then hands every PE the same offset, and the closing barrier makes the
-//! block usable everywhere on return. Each call records what it asked for in the PE's control block;
-//! after the barrier each PE compares its record with its neighbour's, so a mismatch is reported
-//! (naming both PEs) instead of silently corrupting memory.
+//! The routines are collective: every PE calls them in the same order, the deterministic allocator
+//! then hands every PE the same offset, and the closing barrier makes the block usable everywhere on
+//! return. Each call records what it asked for in the PE's control block; after the barrier each PE
+//! compares its record with its neighbour's, so a mismatch is reported (naming both PEs) instead of
+//! silently corrupting memory.
+//!
+//! An allocation records its size, alignment and the offset it got: the offset is what must be
+//! symmetric. A `shmem_free` records only that it is a free, not which block: PEs may free the
+//! blocks of a set in different orders (Python's garbage collector frees symmetric arrays when
+//! their last reference goes, which can differ between PEs), and since freeing coalesces into a
+//! canonical free list, the heaps agree again once each PE has freed the same blocks. Were they
+//! still apart at the next allocation, the offsets it got would differ and be reported there.
 //!
 //! The legacy Fortran routines `SHPALLOC`, `SHPDEALLC` and `SHPCLMOVE` are the same operations with
 //! Cray-pointer arguments: the block's address travels in a pointer-sized integer, lengths count
@@ -19,32 +26,73 @@ use crate::transport::shm;
 use std::ffi::{c_int, c_long, c_void};
 use std::sync::atomic::Ordering;
 
-/// The operation codes of the agreement record.
+/// One PE's record of a collective heap call.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Op {
-    Alloc = 1,
-    Free = 2,
-    Realloc = 3,
+enum Record {
+    /// An allocation of `size` bytes aligned to `align` that got `offset` (`u64::MAX`: none).
+    Alloc { size: u64, align: u64, offset: u64 },
+    /// A `shmem_free` of some block.
+    Free,
+    /// A `shmem_realloc` of the block at `offset` to `size` bytes.
+    Realloc { offset: u64, size: u64 },
 }
 
-impl Op {
-    fn name(code: u64) -> &'static str {
-        match code {
-            1 => "an allocation",
-            2 => "shmem_free",
-            3 => "shmem_realloc",
-            _ => "nothing",
+impl Record {
+    fn encode(self) -> [u64; 4] {
+        match self {
+            Record::Alloc {
+                size,
+                align,
+                offset,
+            } => [1, size, align, offset],
+            Record::Free => [2, 0, 0, 0],
+            Record::Realloc { offset, size } => [3, offset, size, 0],
+        }
+    }
+
+    fn decode(r: [u64; 4]) -> Option<Record> {
+        match r {
+            [1, size, align, offset] => Some(Record::Alloc {
+                size,
+                align,
+                offset,
+            }),
+            [2, ..] => Some(Record::Free),
+            [3, offset, size, _] => Some(Record::Realloc { offset, size }),
+            _ => None,
+        }
+    }
+
+    fn describe(r: Option<Record>) -> String {
+        match r {
+            Some(Record::Alloc {
+                size,
+                align,
+                offset: u64::MAX,
+            }) => format!("an allocation of {size} bytes aligned to {align}, which failed"),
+            Some(Record::Alloc {
+                size,
+                align,
+                offset,
+            }) => {
+                format!("an allocation of {size} bytes aligned to {align} at heap offset {offset}")
+            }
+            Some(Record::Free) => "shmem_free".into(),
+            Some(Record::Realloc { offset, size }) => {
+                format!("shmem_realloc of the block at heap offset {offset} to {size} bytes")
+            }
+            None => "no heap call".into(),
         }
     }
 }
 
-/// Records this PE's request, waits for every PE, and checks that the next PE asked the same.
-fn agree(w: &World, call: &'static str, op: Op, a: u64, b: u64) {
+/// Records this PE's call, waits for every PE, and checks that the next PE made the same one.
+fn agree(w: &World, call: &'static str, rec: Record) {
     let seq = w.alloc_seq.fetch_add(1, Ordering::Relaxed) + 1;
     let slot = &w.control(w.me).alloc[(seq % 2) as usize];
-    slot[1].store(op as u64, Ordering::Relaxed);
-    slot[2].store(a, Ordering::Relaxed);
-    slot[3].store(b, Ordering::Relaxed);
+    for (word, v) in slot[1..].iter().zip(rec.encode()) {
+        word.store(v, Ordering::Relaxed);
+    }
     slot[0].store(seq, Ordering::Release);
     barrier::world(w);
     if w.npes == 1 {
@@ -53,19 +101,15 @@ fn agree(w: &World, call: &'static str, op: Op, a: u64, b: u64) {
     let next = (w.me + 1) % w.npes;
     let theirs = &w.control(next).alloc[(seq % 2) as usize];
     let their_seq = theirs[0].load(Ordering::Acquire);
-    let got = [
-        theirs[1].load(Ordering::Relaxed),
-        theirs[2].load(Ordering::Relaxed),
-        theirs[3].load(Ordering::Relaxed),
-    ];
-    if their_seq != seq || got != [op as u64, a, b] {
+    let got = Record::decode(std::array::from_fn(|i| {
+        theirs[i + 1].load(Ordering::Relaxed)
+    }));
+    if their_seq != seq || got != Some(rec) {
         fatal!(
             call,
-            "collective allocation mismatch: this PE made {} ({a}, {b}) as its call #{seq}, PE {next} made {} ({}, {}) as #{their_seq}; every PE must make the same allocation calls with the same arguments",
-            Op::name(op as u64),
-            Op::name(got[0]),
-            got[1],
-            got[2]
+            "collective allocation mismatch: this PE made {} as its call #{seq}, PE {next} made {} as #{their_seq}; every PE must make the same allocation calls with the same arguments, and have freed the same blocks before allocating",
+            Record::describe(Some(rec)),
+            Record::describe(got)
         );
     }
 }
@@ -102,6 +146,14 @@ fn exhausted(w: &World, call: &'static str, size: usize) {
     }
 }
 
+fn alloc_record(size: usize, align: usize, off: Option<usize>) -> Record {
+    Record::Alloc {
+        size: size as u64,
+        align: align as u64,
+        offset: off.map_or(u64::MAX, |o| o as u64),
+    }
+}
+
 fn allocate(call: &'static str, size: usize, align: usize) -> *mut c_void {
     let w = world::get(call);
     if size == 0 {
@@ -112,7 +164,7 @@ fn allocate(call: &'static str, size: usize, align: usize) -> *mut c_void {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .alloc(size, align);
-    agree(w, call, Op::Alloc, size as u64, align as u64);
+    agree(w, call, alloc_record(size, align, off));
     match off {
         Some(off) => (heap_base(w) + off) as *mut c_void,
         None => {
@@ -151,7 +203,7 @@ pub fn calloc(call: &'static str, count: usize, size: usize) -> *mut c_void {
         // SAFETY: the block [off, off + total) was just allocated in our heap mapping.
         unsafe { shm::zero((heap_base(w) + off) as *mut u8, total) };
     }
-    agree(w, call, Op::Alloc, total as u64, MIN_ALIGN as u64);
+    agree(w, call, alloc_record(total, MIN_ALIGN, off));
     match off {
         Some(off) => (heap_base(w) + off) as *mut c_void,
         None => {
@@ -178,7 +230,7 @@ pub fn free(call: &'static str, ptr: *mut c_void) {
     }
     let off = offset_of(w, call, ptr);
     // Every PE must be done with the block before anyone can reuse it.
-    agree(w, call, Op::Free, off as u64, 0);
+    agree(w, call, Record::Free);
     w.heap.lock().unwrap_or_else(|e| e.into_inner()).free(off);
 }
 
@@ -194,7 +246,14 @@ pub fn realloc(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void
         return std::ptr::null_mut();
     }
     let off = offset_of(w, call, ptr);
-    agree(w, call, Op::Realloc, off as u64, size as u64);
+    agree(
+        w,
+        call,
+        Record::Realloc {
+            offset: off as u64,
+            size: size as u64,
+        },
+    );
     let moved = {
         let mut heap = w.heap.lock().unwrap_or_else(|e| e.into_inner());
         let old = heap.size_of(off).unwrap_or(0);

@@ -45,9 +45,10 @@ pub struct Control {
     pub aset: [AtomicU64; ASET_PES],
     /// Active-set collectives: values this PE publishes (as `TeamSync::value`).
     pub aset_value: [Padded; TEAM_VALUES],
-    /// What the last two collective allocations asked for, `[sequence, operation, size, alignment]`,
-    /// indexed by sequence parity so that a neighbour still reading the previous one is not raced.
-    pub alloc: [[AtomicU64; 4]; 2],
+    /// What the last two collective heap calls asked for and got, `[sequence, operation, a, b, c]`
+    /// (see `ops::memory`), indexed by sequence parity so that a neighbour still reading the
+    /// previous one is not raced.
+    pub alloc: [[AtomicU64; 5]; 2],
 }
 
 const _: () = assert!(std::mem::size_of::<Control>() <= CONTROL_SIZE);
