@@ -137,7 +137,12 @@ static inline void bench_collective(const char *figure, size_t bytes, int npes, 
         for (long i = 0; i < per_batch; i++) op(arg, call++);
         if (b >= 0) ns[b] = (bench_now_ns() - t0) / (double)per_batch;
     }
-    if (shmem_my_pe() == reporter) bench_report(figure, bytes, "us", ns, c->batches, 0);
+    if (shmem_my_pe() == reporter) {
+        /* One row per PE count: bench/compare runs these programs at several. */
+        char name[128];
+        snprintf(name, sizeof name, "%s@%dPE", figure, npes);
+        bench_report(name, bytes, "us", ns, c->batches, 0);
+    }
 }
 #endif
 
