@@ -25,6 +25,11 @@
 //! unknown word is an error, so that a misspelt directive is not silently ignored. Without
 //! `expect-fail` or `expect-exit` the job must exit 0.
 //!
+//! `RSHMEM_TEST_TRANSPORT` runs the suite on another route instead: `ucx-tcp` (every PE on the
+//! UCX route, `SHMEM_TRANSPORT=ucx UCX_TLS=tcp`) or `ucx-sm` (`UCX_TLS=sm,self`), each program at
+//! those of its PE counts that are 2 or 4 (its count nearest to them if it has neither). A
+//! program's own `env:` lines still win.
+//!
 //! Tests run two at a time unless `--test-threads` or `RUST_TEST_THREADS` says otherwise: the
 //! machines have two cores and a test runs up to 8 processes.
 
@@ -61,7 +66,17 @@ fn main() {
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut trials = vec![Trial::test("harness::directives", check_directive_parsing)];
-    match discover(&root) {
+    let route = match std::env::var("RSHMEM_TEST_TRANSPORT") {
+        Err(_) => Some(Route::default()),
+        Ok(name) => Route::named(&name),
+    };
+    let Some(route) = route else {
+        trials.push(Trial::test("harness::transport", || {
+            Err("RSHMEM_TEST_TRANSPORT must be ucx-tcp or ucx-sm".into())
+        }));
+        libtest_mimic::run(&args, trials).exit();
+    };
+    match discover(&root, &route) {
         Ok(found) => trials.extend(found),
         Err(message) => trials.push(Trial::test(
             "harness::discover",
@@ -69,6 +84,54 @@ fn main() {
         )),
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The route the suite runs on: extra environment for every job, and which PE counts to run.
+#[derive(Debug, Clone, Default)]
+struct Route {
+    env: Vec<(String, String)>,
+    /// Only these PE counts (all of a program's when empty).
+    pes: Vec<u32>,
+}
+
+impl Route {
+    /// The route `RSHMEM_TEST_TRANSPORT` names.
+    fn named(name: &str) -> Option<Route> {
+        let tls = match name {
+            "ucx-tcp" => "tcp",
+            "ucx-sm" => "sm,self",
+            _ => return None,
+        };
+        Some(Route {
+            env: vec![
+                ("SHMEM_TRANSPORT".into(), "ucx".into()),
+                ("UCX_TLS".into(), tls.into()),
+            ],
+            pes: vec![2, 4],
+        })
+    }
+
+    /// Which of a program's PE counts run on this route: those it shares with the route, else
+    /// the program's count closest to the route's.
+    fn select(&self, pes: &[u32]) -> Vec<u32> {
+        if self.pes.is_empty() {
+            return pes.to_vec();
+        }
+        let shared: Vec<u32> = pes
+            .iter()
+            .copied()
+            .filter(|n| self.pes.contains(n))
+            .collect();
+        if !shared.is_empty() {
+            return shared;
+        }
+        let distance = |n: u32| self.pes.iter().map(|&r| r.abs_diff(n)).min().unwrap_or(0);
+        pes.iter()
+            .copied()
+            .min_by_key(|&n| (distance(n), std::cmp::Reverse(n)))
+            .into_iter()
+            .collect()
+    }
 }
 
 /// What a program's header asks for.
@@ -219,6 +282,13 @@ fn check_directive_parsing() -> Result<(), Failed> {
     {
         return Err(format!("defaults: {defaults:?}").into());
     }
+    let ucx = Route::named("ucx-tcp").ok_or("no ucx-tcp route")?;
+    if ucx.select(&[1, 2, 3, 4, 8]) != [2, 4]
+        || ucx.select(&[1, 3]) != [3]
+        || ucx.select(&[4]) != [4]
+    {
+        return Err("Route::select picks the wrong PE counts".into());
+    }
     for bad in [
         "// pse: 1\n",
         "! pse: 1\n",
@@ -320,6 +390,7 @@ struct Program {
     source: PathBuf,
     fortran: bool,
     directives: Directives,
+    route_env: Vec<(String, String)>,
     root: PathBuf,
     binary: OnceLock<Result<PathBuf, String>>,
 }
@@ -376,6 +447,7 @@ impl Program {
             .arg(d.timeout_secs.to_string())
             .arg(&binary)
             .args(&d.args)
+            .envs(self.route_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .envs(d.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .current_dir(&self.root);
         let shown = show_command(&cmd);
@@ -576,7 +648,7 @@ fn show_command(cmd: &Command) -> String {
 }
 
 /// One trial per (program, PE count), programs in name order.
-fn discover(root: &Path) -> Result<Vec<Trial>, String> {
+fn discover(root: &Path, route: &Route) -> Result<Vec<Trial>, String> {
     let dir = root.join("c-tests");
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -615,10 +687,11 @@ fn discover(root: &Path) -> Result<Vec<Trial>, String> {
             source,
             fortran,
             directives,
+            route_env: route.env.clone(),
             root: root.to_path_buf(),
             binary: OnceLock::new(),
         });
-        for &npes in &program.directives.pes {
+        for npes in route.select(&program.directives.pes) {
             let program = Arc::clone(&program);
             trials.push(Trial::test(format!("{name}::np{npes}"), move || {
                 program.run(npes)

@@ -7,6 +7,10 @@
 //! active set a signal is an increment of the receiver's counter for the sender, and the receiver
 //! consumes the signals of each sender in order: no epoch needs to agree between calls, so any set
 //! of PEs may synchronize in any order consistent between each pair.
+//!
+//! A signal goes by the receiver's route: a store or CPU atomic into its mapped control block, or
+//! over UCX an 8-byte put (the epoch) or a non-fetching add (the counter), neither of which waits
+//! for a reply. The wait is always on this PE's own control block.
 
 use super::{Group, Sync};
 use crate::runtime::handle::{self, WORLD_SLOT};
@@ -14,6 +18,9 @@ use crate::runtime::team::Members;
 use crate::runtime::{wait, world::World};
 use crate::transport::shm::control::ASET_PES;
 use std::sync::atomic::Ordering;
+
+/// What a failed signal names: the barrier runs inside many calls.
+const CALL: &str = "barrier";
 
 /// Waits until every member of `g` has entered the barrier.
 pub fn group(w: &World, g: &Group) {
@@ -33,9 +40,7 @@ pub fn team(w: &World, slot: usize, m: &Members) {
     let mut round = 0;
     while distance < n {
         let to = m.world((m.me + distance) % n);
-        w.control(to).teams[slot].barrier[round]
-            .0
-            .store(epoch, Ordering::Release);
+        w.control_store(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
         wait::until(|| flag.load(Ordering::Acquire) >= epoch);
         distance *= 2;
@@ -50,7 +55,7 @@ fn active_set(w: &World, m: &Members) {
     while distance < n {
         let to = m.world((m.me + distance) % n);
         let from = m.world((m.me + n - distance % n) % n);
-        w.control(to).aset[w.me].fetch_add(1, Ordering::Release);
+        w.control_add(CALL, to, |c| &c.aset[w.me], 1);
         let seen = &w.aset_seen[from];
         let next = seen.load(Ordering::Relaxed) + 1;
         let count = &mine.aset[from];

@@ -8,9 +8,11 @@
 //! member order, so floating-point results are the same on every member.
 
 use super::{Group, Sync, barrier};
-use crate::runtime::world::World;
+use crate::ops::net;
+use crate::runtime::world::{Target, World};
 use crate::transport::shm;
 use std::mem::size_of;
+use crate::transport::shm::control::Control;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
@@ -44,8 +46,7 @@ impl Coll<'_> {
         barrier::group(self.w, &self.g);
     }
 
-    fn value_word(&self, pe: usize, k: usize) -> &'static AtomicU64 {
-        let c = self.w.control(pe);
+    fn value_word<'c>(&self, c: &'c Control, k: usize) -> &'c AtomicU64 {
         match self.g.sync {
             Sync::Team(slot) => &c.teams[slot].value[k].0,
             Sync::ActiveSet => &c.aset_value[k].0,
@@ -54,22 +55,77 @@ impl Coll<'_> {
 
     /// Publishes value `k` of this member (before [`Coll::enter`]).
     pub fn publish(&self, k: usize, v: u64) {
-        self.value_word(self.w.me, k).store(v, Ordering::Relaxed);
+        self.value_word(self.w.control(self.w.me), k)
+            .store(v, Ordering::Relaxed);
     }
 
     /// Value `k` that member `i` published (between the barriers).
     pub fn published(&self, i: usize, k: usize) -> u64 {
-        self.value_word(self.g.members.world(i), k)
-            .load(Ordering::Relaxed)
+        let [v] = self
+            .w
+            .control_load(self.call, self.g.members.world(i), |c| {
+                self.value_word(c, k)
+            });
+        v
     }
 
-    /// Member `i`'s copy of the symmetric range `addr..addr+len`, named `what` in errors.
-    pub fn peer(&self, what: &str, addr: usize, len: usize, i: usize) -> usize {
-        if len == 0 {
-            return addr;
+    /// Bytes `part` (offset, length) of member `i`'s copy of the symmetric range `addr..addr+len`
+    /// (named `what` in errors; the whole range is checked), readable in this process: this
+    /// member's own copy, a mapped peer's, or a local copy of a UCX peer's fetched with one get.
+    pub fn peer(&self, what: &str, addr: usize, len: usize, i: usize, part: (usize, usize)) -> View {
+        let (at, n) = part;
+        if len == 0 || n == 0 {
+            return View::at(addr + at);
         }
-        self.w
-            .translate(self.call, what, addr, len, self.g.members.world(i))
+        let pe = self.g.members.world(i);
+        if pe == self.w.me {
+            self.w.local(self.call, what, addr, len);
+            return View::at(addr + at);
+        }
+        match self.w.target(self.call, what, addr, len, pe) {
+            Target::Mapped(base) => View::at(base + at),
+            Target::Net(seg, off) => {
+                // 16-byte words: the copy is aligned for every element type.
+                let mut copy = vec![0u128; n.div_ceil(16)];
+                // SAFETY: `copy` holds at least `n` bytes and is read only after the get returns.
+                unsafe {
+                    net::get(
+                        self.w,
+                        self.call,
+                        pe,
+                        seg,
+                        off + at,
+                        copy.as_mut_ptr().cast(),
+                        n,
+                        false,
+                    )
+                };
+                View {
+                    addr: copy.as_ptr() as usize,
+                    _copy: copy,
+                }
+            }
+        }
+    }
+}
+
+/// A member's bytes readable here: at their mapped address, or in a local copy.
+pub struct View {
+    addr: usize,
+    _copy: Vec<u128>,
+}
+
+impl View {
+    fn at(addr: usize) -> View {
+        View {
+            addr,
+            _copy: Vec::new(),
+        }
+    }
+
+    /// The first byte.
+    pub fn addr(&self) -> usize {
+        self.addr
     }
 }
 
@@ -99,9 +155,9 @@ pub unsafe fn broadcast(
 ) {
     c.enter();
     if c.me() != root || to_root {
-        let src = c.peer("source", source as usize, nbytes, root);
+        let src = c.peer("source", source as usize, nbytes, root, (0, nbytes));
         // SAFETY: `src` is the root's copy of the symmetric source, range-checked; `dest` is ours.
-        unsafe { copy(dest as usize, src, nbytes) };
+        unsafe { copy(dest as usize, src.addr(), nbytes) };
     }
     c.leave();
 }
@@ -113,9 +169,9 @@ pub unsafe fn broadcast(
 pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
     c.enter();
     for i in 0..c.size() {
-        let src = c.peer("source", source as usize, nbytes, i);
+        let src = c.peer("source", source as usize, nbytes, i, (0, nbytes));
         // SAFETY: as in `broadcast`; block `i` of `dest` is in the caller's range.
-        unsafe { copy(dest as usize + i * nbytes, src, nbytes) };
+        unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
     }
     c.leave();
 }
@@ -131,9 +187,9 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     let mut at = dest as usize;
     for i in 0..c.size() {
         let len = c.published(i, 0) as usize;
-        let src = c.peer("source", source as usize, len, i);
+        let src = c.peer("source", source as usize, len, i, (0, len));
         // SAFETY: as in `fcollect`.
-        unsafe { copy(at, src, len) };
+        unsafe { copy(at, src.addr(), len) };
         at += len;
     }
     c.leave();
@@ -147,9 +203,9 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     c.enter();
     let total = nbytes * c.size();
     for i in 0..c.size() {
-        let src = c.peer("source", source as usize, total, i);
+        let src = c.peer("source", source as usize, total, i, (c.me() * nbytes, nbytes));
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
-        unsafe { copy(dest as usize + i * nbytes, src + c.me() * nbytes, nbytes) };
+        unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
     }
     c.leave();
 }
@@ -171,12 +227,16 @@ pub unsafe fn alltoalls<T: Copy>(
     let n = c.size();
     if nelems > 0 {
         let span = ((n * nelems - 1) * sst + 1) * size_of::<T>();
+        // The elements this member reads: from its first to its last, strides included.
+        let first = c.me() * nelems * sst * size_of::<T>();
+        let part = ((nelems - 1) * sst + 1) * size_of::<T>();
         for i in 0..n {
-            let src = c.peer("source", source as usize, span, i) as *const T;
+            let view = c.peer("source", source as usize, span, i, (first, part));
+            let src = view.addr() as *const T;
             for k in 0..nelems {
                 // SAFETY: the element lies in pe i's checked range, and in the caller's `dest`.
                 unsafe {
-                    let v = std::ptr::read_unaligned(src.add((c.me() * nelems + k) * sst));
+                    let v = std::ptr::read_unaligned(src.add(k * sst));
                     std::ptr::write_unaligned(dest.add((i * nelems + k) * dst), v);
                 }
             }
@@ -221,7 +281,8 @@ unsafe fn fold<T: Copy>(
             }
         }
         for i in 0..count {
-            let src = c.peer("source", source as usize, len, i) as *const T;
+            let view = c.peer("source", source as usize, len, i, (0, len));
+            let src = view.addr() as *const T;
             if i == 0 {
                 // SAFETY: `src` is checked for `len` bytes; `acc` holds `n` elements.
                 unsafe { copy(acc as usize, src as usize, len) };

@@ -3,15 +3,21 @@
 //! their fetching forms.
 //!
 //! Each operation checks the context, the PE, that the target is symmetric and naturally aligned,
-//! then does one CPU atomic on the peer's mapped copy of the word ([`shm::Word`]). An element type
+//! then does one CPU atomic on the peer's mapped copy of the word ([`shm::Word`]), or, when the
+//! job has some PE on the UCX route, one UCX atomic whoever the peer is (one atomic path per job,
+//! see [`World`]): [`Slot`] makes that choice, on a flag of the World. An element type
 //! acts through the unsigned word of its size: integers convert with wrapping (two's complement
 //! addition is the same for signed and unsigned), `float` and `double` by their bits. On the
 //! shared-memory route the `_nbi` forms complete before they return.
 
+use super::net::{self, Rmw};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::world::{Target, World};
 use crate::transport::shm::{self, Word};
+use crate::transport::ucx::AmoWord;
 use std::ffi::c_int;
+use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
 
 mod sealed {
@@ -21,7 +27,7 @@ mod sealed {
 /// An element type of the extended AMOs (`extamotypes`: fetch, set, swap): it travels as the
 /// unsigned word of its size.
 pub trait Amo: Copy + sealed::Sealed {
-    type Word: Word;
+    type Word: Word + AmoWord + Default;
     fn to_word(self) -> Self::Word;
     fn from_word(w: Self::Word) -> Self;
 }
@@ -63,8 +69,103 @@ impl Amo for f64 {
     }
 }
 
-/// The peer's copy of the symmetric `T` at `addr` as a word pointer, after every check: context,
-/// PE, symmetric, naturally aligned.
+/// Where an atomic on a symmetric word goes: the peer's mapped copy (CPU atomics), or the word's
+/// segment and offset at the peer (UCX atomics).
+pub(crate) struct Slot<W> {
+    w: &'static World,
+    pe: usize,
+    at: Target,
+    _word: PhantomData<W>,
+}
+
+/// `pe`'s copy of the symmetric word at `addr`, after the checks: symmetric, naturally aligned.
+#[inline(always)]
+pub(crate) fn slot<W: Word + AmoWord + Default>(
+    w: &'static World,
+    call: &'static str,
+    what: &str,
+    addr: usize,
+    pe: usize,
+) -> Slot<W> {
+    // Every segment base is page aligned, so the peer's copy is aligned exactly when ours is.
+    if !addr.is_multiple_of(size_of::<W>()) {
+        misaligned(call, what, addr, size_of::<W>());
+    }
+    Slot {
+        w,
+        pe,
+        at: w.atomic_target(call, what, addr, size_of::<W>(), pe),
+        _word: PhantomData,
+    }
+}
+
+// SAFETY (every `Mapped` arm below): the address comes from `slot`: pe's copy of a symmetric,
+// naturally aligned word, mapped for the life of the process and, while the job uses CPU atomics,
+// updated only atomically (the OpenSHMEM atomicity guarantee).
+impl<W: Word + AmoWord + Default> Slot<W> {
+    /// The word's value.
+    #[inline(always)]
+    pub(crate) fn load(&self, call: &'static str) -> W {
+        match self.at {
+            // SAFETY: see above.
+            Target::Mapped(p) => unsafe { W::load(p as *mut W) },
+            Target::Net(seg, off) => net::load(self.w, call, self.pe, seg, off),
+        }
+    }
+
+    /// Stores `v`.
+    #[inline(always)]
+    pub(crate) fn store(&self, call: &'static str, v: W) {
+        match self.at {
+            // SAFETY: see above.
+            Target::Mapped(p) => unsafe { W::store(p as *mut W, v) },
+            Target::Net(seg, off) => {
+                net::swap(self.w, call, self.pe, seg, off, v);
+            }
+        }
+    }
+
+    /// Stores `v`, returns the old value.
+    #[inline(always)]
+    pub(crate) fn swap(&self, call: &'static str, v: W) -> W {
+        match self.at {
+            // SAFETY: see above.
+            Target::Mapped(p) => unsafe { W::swap(p as *mut W, v) },
+            Target::Net(seg, off) => net::swap(self.w, call, self.pe, seg, off, v),
+        }
+    }
+
+    /// Stores `v` if the word equals `cond`; returns the old value.
+    #[inline(always)]
+    pub(crate) fn compare_swap(&self, call: &'static str, cond: W, v: W) -> W {
+        match self.at {
+            // SAFETY: see above.
+            Target::Mapped(p) => unsafe { W::compare_swap(p as *mut W, cond, v) },
+            Target::Net(seg, off) => net::compare_swap(self.w, call, self.pe, seg, off, cond, v),
+        }
+    }
+
+    /// One read-modify-write; returns the old value (over UCX only if `fetch`, else `v`).
+    #[inline(always)]
+    pub(crate) fn rmw(&self, call: &'static str, op: Rmw, v: W, fetch: bool) -> W {
+        match self.at {
+            // SAFETY: see above.
+            Target::Mapped(p) => unsafe {
+                let p = p as *mut W;
+                match op {
+                    Rmw::Add => W::fetch_add(p, v),
+                    Rmw::And => W::fetch_and(p, v),
+                    Rmw::Or => W::fetch_or(p, v),
+                    Rmw::Xor => W::fetch_xor(p, v),
+                }
+            },
+            Target::Net(seg, off) => net::rmw(self.w, call, self.pe, seg, off, op, v, fetch),
+        }
+    }
+}
+
+/// The slot of the symmetric `T` at `addr` on `pe`, after every check: context, PE, symmetric,
+/// naturally aligned.
 #[inline(always)]
 fn target<T: Amo>(
     call: &'static str,
@@ -72,17 +173,13 @@ fn target<T: Amo>(
     what: &str,
     addr: usize,
     pe: c_int,
-) -> *mut T::Word {
+) -> Slot<T::Word> {
     const {
         assert!(size_of::<T>() == size_of::<T::Word>());
         assert!(align_of::<T::Word>() == size_of::<T::Word>());
     }
     let (w, pe) = super::enter_pe(call, ctx, pe);
-    // Every segment base is page aligned, so the peer's copy is aligned exactly when ours is.
-    if !addr.is_multiple_of(size_of::<T>()) {
-        misaligned(call, what, addr, size_of::<T>());
-    }
-    w.translate(call, what, addr, size_of::<T>(), pe) as *mut T::Word
+    slot(w, call, what, addr, pe)
 }
 
 #[cold]
@@ -124,9 +221,7 @@ pub unsafe fn fetch<T: Amo>(
     source: *const T,
     pe: c_int,
 ) -> T {
-    let p = target::<T>(call, ctx, "source", source as usize, pe);
-    // SAFETY: `p` is pe's copy of a symmetric, aligned word, mapped for the life of the process.
-    T::from_word(unsafe { T::Word::load(p) })
+    T::from_word(target::<T>(call, ctx, "source", source as usize, pe).load(call))
 }
 
 /// `shmem_atomic_set` family: stores `value` into `dest` on `pe`.
@@ -135,9 +230,7 @@ pub unsafe fn fetch<T: Amo>(
 /// As [`fetch`].
 #[inline(always)]
 pub unsafe fn set<T: Amo>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
-    let p = target::<T>(call, ctx, "dest", dest as usize, pe);
-    // SAFETY: as in `fetch`.
-    unsafe { T::Word::store(p, value.to_word()) }
+    target::<T>(call, ctx, "dest", dest as usize, pe).store(call, value.to_word())
 }
 
 /// `shmem_atomic_swap` family: stores `value` into `dest` on `pe`, returns the old value.
@@ -152,9 +245,7 @@ pub unsafe fn swap<T: Amo>(
     value: T,
     pe: c_int,
 ) -> T {
-    let p = target::<T>(call, ctx, "dest", dest as usize, pe);
-    // SAFETY: as in `fetch`.
-    T::from_word(unsafe { T::Word::swap(p, value.to_word()) })
+    T::from_word(target::<T>(call, ctx, "dest", dest as usize, pe).swap(call, value.to_word()))
 }
 
 /// `shmem_atomic_compare_swap` family: stores `value` into `dest` on `pe` if it equals `cond`;
@@ -171,23 +262,13 @@ pub unsafe fn compare_swap<T: AmoInt>(
     value: T,
     pe: c_int,
 ) -> T {
-    let p = target::<T>(call, ctx, "dest", dest as usize, pe);
-    // SAFETY: as in `fetch`.
-    T::from_word(unsafe { T::Word::compare_swap(p, cond.to_word(), value.to_word()) })
+    let slot = target::<T>(call, ctx, "dest", dest as usize, pe);
+    T::from_word(slot.compare_swap(call, cond.to_word(), value.to_word()))
 }
 
-/// The word operations of the arithmetic and bitwise families.
-#[derive(Clone, Copy)]
-enum Rmw {
-    Add,
-    And,
-    Or,
-    Xor,
-}
-
-/// One read-modify-write of `dest` on `pe` with `value`; returns the old value.
+/// One read-modify-write of `dest` on `pe` with `value`; returns the old value if `FETCH`.
 #[inline(always)]
-fn rmw<T: Amo>(
+fn rmw<T: Amo, const FETCH: bool>(
     call: &'static str,
     ctx: shmem_ctx_t,
     op: Rmw,
@@ -195,17 +276,7 @@ fn rmw<T: Amo>(
     value: T::Word,
     pe: c_int,
 ) -> T {
-    let p = target::<T>(call, ctx, "dest", dest as usize, pe);
-    // SAFETY: as in `fetch`.
-    let old = unsafe {
-        match op {
-            Rmw::Add => T::Word::fetch_add(p, value),
-            Rmw::And => T::Word::fetch_and(p, value),
-            Rmw::Or => T::Word::fetch_or(p, value),
-            Rmw::Xor => T::Word::fetch_xor(p, value),
-        }
-    };
-    T::from_word(old)
+    T::from_word(target::<T>(call, ctx, "dest", dest as usize, pe).rmw(call, op, value, FETCH))
 }
 
 /// `shmem_atomic_fetch_inc` family: adds 1 to `dest` on `pe`, returns the old value.
@@ -219,7 +290,7 @@ pub unsafe fn fetch_inc<T: AmoInt>(
     dest: *mut T,
     pe: c_int,
 ) -> T {
-    rmw(call, ctx, Rmw::Add, dest, T::ONE, pe)
+    rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe)
 }
 
 /// `shmem_atomic_inc` family: adds 1 to `dest` on `pe`.
@@ -228,7 +299,7 @@ pub unsafe fn fetch_inc<T: AmoInt>(
 /// As [`fetch`].
 #[inline(always)]
 pub unsafe fn inc<T: AmoInt>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, pe: c_int) {
-    rmw(call, ctx, Rmw::Add, dest, T::ONE, pe);
+    rmw::<T, false>(call, ctx, Rmw::Add, dest, T::ONE, pe);
 }
 
 /// `shmem_atomic_fetch_add` family: adds `value` to `dest` on `pe`, returns the old value.
@@ -243,7 +314,7 @@ pub unsafe fn fetch_add<T: AmoInt>(
     value: T,
     pe: c_int,
 ) -> T {
-    rmw(call, ctx, Rmw::Add, dest, value.to_word(), pe)
+    rmw::<T, true>(call, ctx, Rmw::Add, dest, value.to_word(), pe)
 }
 
 /// `shmem_atomic_add` family: adds `value` to `dest` on `pe`.
@@ -258,7 +329,7 @@ pub unsafe fn add<T: AmoInt>(
     value: T,
     pe: c_int,
 ) {
-    rmw(call, ctx, Rmw::Add, dest, value.to_word(), pe);
+    rmw::<T, false>(call, ctx, Rmw::Add, dest, value.to_word(), pe);
 }
 
 /// `shmem_atomic_fetch_and` family: `dest &= value` on `pe`, returns the old value.
@@ -273,7 +344,7 @@ pub unsafe fn fetch_and<T: AmoInt>(
     value: T,
     pe: c_int,
 ) -> T {
-    rmw(call, ctx, Rmw::And, dest, value.to_word(), pe)
+    rmw::<T, true>(call, ctx, Rmw::And, dest, value.to_word(), pe)
 }
 
 /// `shmem_atomic_and` family: `dest &= value` on `pe`.
@@ -288,7 +359,7 @@ pub unsafe fn and<T: AmoInt>(
     value: T,
     pe: c_int,
 ) {
-    rmw(call, ctx, Rmw::And, dest, value.to_word(), pe);
+    rmw::<T, false>(call, ctx, Rmw::And, dest, value.to_word(), pe);
 }
 
 /// `shmem_atomic_fetch_or` family: `dest |= value` on `pe`, returns the old value.
@@ -303,7 +374,7 @@ pub unsafe fn fetch_or<T: AmoInt>(
     value: T,
     pe: c_int,
 ) -> T {
-    rmw(call, ctx, Rmw::Or, dest, value.to_word(), pe)
+    rmw::<T, true>(call, ctx, Rmw::Or, dest, value.to_word(), pe)
 }
 
 /// `shmem_atomic_or` family: `dest |= value` on `pe`.
@@ -318,7 +389,7 @@ pub unsafe fn or<T: AmoInt>(
     value: T,
     pe: c_int,
 ) {
-    rmw(call, ctx, Rmw::Or, dest, value.to_word(), pe);
+    rmw::<T, false>(call, ctx, Rmw::Or, dest, value.to_word(), pe);
 }
 
 /// `shmem_atomic_fetch_xor` family: `dest ^= value` on `pe`, returns the old value.
@@ -333,7 +404,7 @@ pub unsafe fn fetch_xor<T: AmoInt>(
     value: T,
     pe: c_int,
 ) -> T {
-    rmw(call, ctx, Rmw::Xor, dest, value.to_word(), pe)
+    rmw::<T, true>(call, ctx, Rmw::Xor, dest, value.to_word(), pe)
 }
 
 /// `shmem_atomic_xor` family: `dest ^= value` on `pe`.
@@ -348,7 +419,7 @@ pub unsafe fn xor<T: AmoInt>(
     value: T,
     pe: c_int,
 ) {
-    rmw(call, ctx, Rmw::Xor, dest, value.to_word(), pe);
+    rmw::<T, false>(call, ctx, Rmw::Xor, dest, value.to_word(), pe);
 }
 
 /// `shmem_atomic_fetch_nbi` family. Completes at once on this route.
@@ -415,7 +486,13 @@ pub unsafe fn fetch_inc_nbi<T: AmoInt>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { deliver(call, fetch, rmw(call, ctx, Rmw::Add, dest, T::ONE, pe)) }
+    unsafe {
+        deliver(
+            call,
+            fetch,
+            rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
+        )
+    }
 }
 
 /// `shmem_atomic_fetch_add_nbi` family. Completes at once on this route.
@@ -436,7 +513,7 @@ pub unsafe fn fetch_add_nbi<T: AmoInt>(
         deliver(
             call,
             fetch,
-            rmw(call, ctx, Rmw::Add, dest, value.to_word(), pe),
+            rmw::<T, true>(call, ctx, Rmw::Add, dest, value.to_word(), pe),
         )
     }
 }
@@ -459,7 +536,7 @@ pub unsafe fn fetch_and_nbi<T: AmoInt>(
         deliver(
             call,
             fetch,
-            rmw(call, ctx, Rmw::And, dest, value.to_word(), pe),
+            rmw::<T, true>(call, ctx, Rmw::And, dest, value.to_word(), pe),
         )
     }
 }
@@ -482,7 +559,7 @@ pub unsafe fn fetch_or_nbi<T: AmoInt>(
         deliver(
             call,
             fetch,
-            rmw(call, ctx, Rmw::Or, dest, value.to_word(), pe),
+            rmw::<T, true>(call, ctx, Rmw::Or, dest, value.to_word(), pe),
         )
     }
 }
@@ -505,7 +582,7 @@ pub unsafe fn fetch_xor_nbi<T: AmoInt>(
         deliver(
             call,
             fetch,
-            rmw(call, ctx, Rmw::Xor, dest, value.to_word(), pe),
+            rmw::<T, true>(call, ctx, Rmw::Xor, dest, value.to_word(), pe),
         )
     }
 }

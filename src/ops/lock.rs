@@ -14,14 +14,19 @@
 //! 2^(half width): 2^32 for a `long`, 2^16 for a 4-byte Fortran lock, which bounds the PEs that
 //! can wait for one lock at once to 65535 there.
 //!
-//! The lock word must be symmetric and naturally aligned. Clearing a lock that is not set is
+//! Every access to the lock word goes by the job's atomic path: with some PE on the UCX route the
+//! wait polls PE 0's word with UCX atomic fetches.
+//!
+//! The lock word must be symmetric and 8-byte aligned. Clearing a lock that is not set is
 //! reported. (A ticket lock does not record its holder, so clearing a lock that another PE holds
 //! cannot be told apart from clearing one's own.)
 
-use super::amo::misaligned;
+use super::amo::{Slot, slot};
+use super::net::Rmw;
 use crate::fatal;
 use crate::runtime::{wait, world};
-use crate::transport::shm::{self, Word};
+use crate::transport::shm::Word;
+use crate::transport::ucx::AmoWord;
 use std::ffi::{c_int, c_long};
 
 mod sealed {
@@ -30,7 +35,7 @@ mod sealed {
 
 /// A lock variable type: it is used as the unsigned word of its size, split into two halves.
 pub trait Lock: sealed::Sealed {
-    type Word: Word + Into<u64> + TryFrom<u64>;
+    type Word: Word + AmoWord + Default + Into<u64> + TryFrom<u64>;
     /// Bits in one half.
     const HALF: u32;
 }
@@ -71,61 +76,44 @@ fn to_word<L: Lock>(v: u64) -> L::Word {
     L::Word::try_from(v).unwrap_or_else(|_| unreachable!("lock word out of range"))
 }
 
-/// PE `HOME`'s copy of the lock word, after the checks.
-fn word<L: Lock>(call: &'static str, lock: *mut L) -> *mut L::Word {
+/// PE `HOME`'s copy of the lock word, after the checks (symmetric, aligned), reached by the
+/// job's atomic path.
+fn word<L: Lock>(call: &'static str, lock: *mut L) -> Slot<L::Word> {
     let w = world::get(call);
-    let addr = lock as usize;
-    let size = size_of::<L::Word>();
-    if !addr.is_multiple_of(size) {
-        misaligned(call, "lock", addr, size);
-    }
-    w.translate(call, "lock", addr, size, HOME) as *mut L::Word
-}
-
-/// Loads the lock word.
-fn load<L: Lock>(p: *mut L::Word) -> u64 {
-    // SAFETY: `p` comes from `word`: PE HOME's copy of a symmetric, aligned word, mapped for the
-    // life of the process and, while the lock is used, accessed only atomically.
-    unsafe { L::Word::load(p) }.into()
-}
-
-/// Compare-and-swap on the lock word; returns the value found.
-fn compare_swap<L: Lock>(p: *mut L::Word, cond: u64, value: u64) -> u64 {
-    // SAFETY: as in `load`.
-    unsafe { L::Word::compare_swap(p, to_word::<L>(cond), to_word::<L>(value)) }.into()
+    slot(w, call, "lock", lock as usize, HOME)
 }
 
 /// `shmem_set_lock`: waits for the lock, in the order the PEs asked for it, and takes it.
 pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
     let p = word(call, lock);
-    // SAFETY: as in `load`; the add wraps within the word, carrying out of the high half only.
-    let old: u64 = unsafe { L::Word::fetch_add(p, to_word::<L>(1 << L::HALF)) }.into();
+    let old: u64 = p.rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true).into();
     let mine = next_ticket::<L>(old);
-    wait::until(|| serving::<L>(load::<L>(p)) == mine);
+    wait::until(|| serving::<L>(p.load(call).into()) == mine);
 }
 
 /// `shmem_test_lock`: takes the lock and returns 0 if it is free, else returns 1 at once.
 pub fn test<L: Lock>(call: &'static str, lock: *mut L) -> c_int {
     let p = word(call, lock);
-    let now = load::<L>(p);
+    let now: u64 = p.load(call).into();
     if next_ticket::<L>(now) != serving::<L>(now) {
         return 1;
     }
     let taken = now.wrapping_add(1 << L::HALF) & half_mask(2 * L::HALF);
-    (compare_swap::<L>(p, now, taken) != now) as c_int
+    let old: u64 = p.compare_swap(call, to_word::<L>(now), to_word::<L>(taken)).into();
+    (old != now) as c_int
 }
 
 /// `shmem_clear_lock`: completes this PE's puts, then hands the lock to the next ticket.
 pub fn clear<L: Lock>(call: &'static str, lock: *mut L) {
     let p = word(call, lock);
-    shm::order();
-    let mut now = load::<L>(p);
+    super::order::complete(call);
+    let mut now: u64 = p.load(call).into();
     loop {
         if next_ticket::<L>(now) == serving::<L>(now) {
             not_set(call, lock as usize);
         }
         let next = (now & !half_mask(L::HALF)) | ((serving::<L>(now) + 1) & half_mask(L::HALF));
-        let old = compare_swap::<L>(p, now, next);
+        let old: u64 = p.compare_swap(call, to_word::<L>(now), to_word::<L>(next)).into();
         if old == now {
             return;
         }

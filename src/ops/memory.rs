@@ -99,11 +99,9 @@ fn agree(w: &World, call: &'static str, rec: Record) {
         return;
     }
     let next = (w.me + 1) % w.npes;
-    let theirs = &w.control(next).alloc[(seq % 2) as usize];
-    let their_seq = theirs[0].load(Ordering::Acquire);
-    let got = Record::decode(std::array::from_fn(|i| {
-        theirs[i + 1].load(Ordering::Relaxed)
-    }));
+    let [their_seq, theirs @ ..] =
+        w.control_load::<5>(call, next, |c| &c.alloc[(seq % 2) as usize][0]);
+    let got = Record::decode(theirs);
     if their_seq != seq || got != Some(rec) {
         fatal!(
             call,

@@ -124,7 +124,7 @@ pub(crate) fn local<T: Ivar>(
     if !(addr as usize).is_multiple_of(size_of::<T>()) {
         misaligned(call, what, addr as usize, size_of::<T>());
     }
-    w.translate(call, what, addr as usize, len, w.me) as *mut T::Word
+    w.local(call, what, addr as usize, len) as *mut T::Word
 }
 
 /// The current value of the checked word `p[i]`.

@@ -5,11 +5,13 @@
 //! lies inside one symmetric segment, sizes do not overflow), translates the symmetric address to
 //! the peer's copy with one subtraction and one addition, and moves the bytes with the transport.
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
-//! the blocking ones; `shmem_quiet` still orders them as the spec requires.
+//! the blocking ones; `shmem_quiet` still orders them as the spec requires. A peer on the UCX route
+//! (its base is 0) takes the out-of-line branch into [`super::net`].
 
-use super::enter_pe;
+use super::{enter_pe, net};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::ffi::c_int;
 use std::mem::size_of;
@@ -40,10 +42,12 @@ fn null(call: &'static str, what: &str) -> ! {
 
 /// Copies `nelems` elements between this PE's `local` and `pe`'s copy of `symmetric`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn contiguous<T: Copy>(
     call: &'static str,
     ctx: shmem_ctx_t,
     to_peer: bool,
+    nbi: bool,
     dest: *mut T,
     source: *const T,
     nelems: usize,
@@ -61,14 +65,24 @@ unsafe fn contiguous<T: Copy>(
         null(call, "source");
     }
     if to_peer {
-        let remote = w.translate(call, "dest", dest as usize, len, pe);
-        // SAFETY: `remote` is pe's copy of a symmetric range of `len` bytes, mapped in this process;
-        // the C caller guarantees that `source` holds `nelems` elements.
-        unsafe { shm::copy(remote as *mut u8, source.cast(), len) }
+        match w.target(call, "dest", dest as usize, len, pe) {
+            // SAFETY: `remote` is pe's copy of a symmetric range of `len` bytes, mapped in this
+            // process; the C caller guarantees that `source` holds `nelems` elements.
+            Target::Mapped(remote) => unsafe { shm::copy(remote as *mut u8, source.cast(), len) },
+            // SAFETY: as above; an nbi source stays unchanged until quiet (the C caller's part).
+            Target::Net(seg, off) => unsafe {
+                net::put(w, call, pe, seg, off, source.cast(), len, nbi)
+            },
+        }
     } else {
-        let remote = w.translate(call, "source", source as usize, len, pe);
-        // SAFETY: as above, with the roles of the two sides exchanged.
-        unsafe { shm::copy(dest.cast(), remote as *const u8, len) }
+        match w.target(call, "source", source as usize, len, pe) {
+            // SAFETY: as above, with the roles of the two sides exchanged.
+            Target::Mapped(remote) => unsafe { shm::copy(dest.cast(), remote as *const u8, len) },
+            // SAFETY: as above.
+            Target::Net(seg, off) => unsafe {
+                net::get(w, call, pe, seg, off, dest.cast(), len, nbi)
+            },
+        }
     }
 }
 
@@ -123,20 +137,53 @@ unsafe fn strided<T: Copy>(
     if source.is_null() {
         null(call, "source");
     }
-    let (dest, source) = if to_peer {
-        let (low, len) = strided_span::<T>(call, "dst", dst, bsize, nblocks);
-        let first = (dest as usize).wrapping_add_signed(low);
-        let remote = w
-            .translate(call, "dest", first, len, pe)
-            .wrapping_add_signed(-low);
-        (remote as *mut T, source)
+    let (low, len) = if to_peer {
+        strided_span::<T>(call, "dst", dst, bsize, nblocks)
     } else {
-        let (low, len) = strided_span::<T>(call, "sst", sst, bsize, nblocks);
-        let first = (source as usize).wrapping_add_signed(low);
-        let remote = w
-            .translate(call, "source", first, len, pe)
-            .wrapping_add_signed(-low);
-        (dest, remote as *const T)
+        strided_span::<T>(call, "sst", sst, bsize, nblocks)
+    };
+    let (what, symmetric) = if to_peer {
+        ("dest", dest as usize)
+    } else {
+        ("source", source as usize)
+    };
+    let first = symmetric.wrapping_add_signed(low);
+    let (dest, source) = match w.target(call, what, first, len, pe) {
+        Target::Mapped(remote) => {
+            let remote = remote.wrapping_add_signed(-low);
+            if to_peer {
+                (remote as *mut T, source)
+            } else {
+                (dest, remote as *const T)
+            }
+        }
+        Target::Net(seg, off) => {
+            let size = size_of::<T>() as isize;
+            let off = off.wrapping_add_signed(-low);
+            let (rstride, local, lstride) = if to_peer {
+                (dst * size, source as usize, sst * size)
+            } else {
+                (sst * size, dest as usize, dst * size)
+            };
+            // SAFETY: the symmetric side was range-checked above for every block; the C caller
+            // guarantees the local side.
+            unsafe {
+                net::strided(
+                    w,
+                    call,
+                    to_peer,
+                    pe,
+                    seg,
+                    off,
+                    rstride,
+                    local,
+                    lstride,
+                    bsize * size_of::<T>(),
+                    nblocks,
+                )
+            };
+            return;
+        }
     };
     if bsize == 1 {
         // SAFETY: the symmetric side was range-checked above for every element; the C caller
@@ -171,7 +218,7 @@ pub unsafe fn put<T: Copy>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { contiguous(call, ctx, true, dest, source, nelems, pe) }
+    unsafe { contiguous(call, ctx, true, false, dest, source, nelems, pe) }
 }
 
 /// `shmem_get` family: copies `nelems` elements from `source` on `pe` to local `dest`.
@@ -188,10 +235,10 @@ pub unsafe fn get<T: Copy>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { contiguous(call, ctx, false, dest, source, nelems, pe) }
+    unsafe { contiguous(call, ctx, false, false, dest, source, nelems, pe) }
 }
 
-/// `shmem_put_nbi` family. Completes at once on this route.
+/// `shmem_put_nbi` family. Completes at once on the shared-memory route, at quiet over UCX.
 ///
 /// # Safety
 /// As [`put`].
@@ -205,10 +252,10 @@ pub unsafe fn put_nbi<T: Copy>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { contiguous(call, ctx, true, dest, source, nelems, pe) }
+    unsafe { contiguous(call, ctx, true, true, dest, source, nelems, pe) }
 }
 
-/// `shmem_get_nbi` family. Completes at once on this route.
+/// `shmem_get_nbi` family. Completes at once on the shared-memory route, at quiet over UCX.
 ///
 /// # Safety
 /// As [`get`].
@@ -222,7 +269,7 @@ pub unsafe fn get_nbi<T: Copy>(
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { contiguous(call, ctx, false, dest, source, nelems, pe) }
+    unsafe { contiguous(call, ctx, false, true, dest, source, nelems, pe) }
 }
 
 /// `shmem_p` family: stores `value` into `dest` on `pe`.
@@ -232,9 +279,11 @@ pub unsafe fn get_nbi<T: Copy>(
 #[inline(always)]
 pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
     let (w, pe) = enter_pe(call, ctx, pe);
-    let remote = w.translate(call, "dest", dest as usize, size_of::<T>(), pe);
-    // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
-    unsafe { shm::store(remote as *mut T, value) }
+    match w.target(call, "dest", dest as usize, size_of::<T>(), pe) {
+        // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
+        Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
+        Target::Net(seg, off) => net::put_value(w, call, pe, seg, off, value),
+    }
 }
 
 /// `shmem_g` family: loads `source` from `pe`.
@@ -244,9 +293,29 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
 #[inline(always)]
 pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
     let (w, pe) = enter_pe(call, ctx, pe);
-    let remote = w.translate(call, "source", source as usize, size_of::<T>(), pe);
-    // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
-    unsafe { shm::load(remote as *const T) }
+    match w.target(call, "source", source as usize, size_of::<T>(), pe) {
+        // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
+        Target::Mapped(remote) => unsafe { shm::load(remote as *const T) },
+        Target::Net(seg, off) => {
+            let mut value = std::mem::MaybeUninit::<T>::uninit();
+            // SAFETY: the get (not nbi) fills the `size_of::<T>()` bytes of `value` before it
+            // returns; any bit pattern of them is what the peer holds, a valid `T` for the C
+            // types of this family.
+            unsafe {
+                net::get(
+                    w,
+                    call,
+                    pe,
+                    seg,
+                    off,
+                    value.as_mut_ptr().cast(),
+                    size_of::<T>(),
+                    false,
+                );
+                value.assume_init()
+            }
+        }
+    }
 }
 
 /// `shmem_iput` family: `dest[i*dst] = source[i*sst]` on `pe`, for `i < nelems`.

@@ -7,7 +7,6 @@ use crate::api::constants::{
 use crate::fatal;
 use crate::runtime::error::{ABORTING, abort_job};
 use crate::runtime::world;
-use crate::transport::shm;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
 use std::sync::atomic::Ordering;
@@ -97,13 +96,13 @@ pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
     unsafe { initialized.write(world::try_get().is_some() as c_int) };
 }
 
-/// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library.
-/// A second call (or one without `shmem_init`) does nothing.
-pub fn finalize(_call: &'static str) {
+/// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library
+/// (closing its UCX network, if any). A second call (or one without `shmem_init`) does nothing.
+pub fn finalize(call: &'static str) {
     if let Some(w) = world::try_get() {
-        shm::order();
+        super::order::complete(call);
         crate::collectives::barrier::world(w);
-        world::finalize();
+        world::finalize(call);
     }
 }
 
@@ -128,27 +127,33 @@ pub fn n_pes(call: &'static str) -> c_int {
     world::get(call).npes as c_int
 }
 
-/// `shmem_pe_accessible`: every PE of the job is reachable.
+/// `shmem_pe_accessible`: every PE of the job is reachable (by shared memory or by UCX).
 pub fn pe_accessible(call: &'static str, pe: c_int) -> c_int {
     let w = world::get(call);
     ((pe as u32 as usize) < w.npes) as c_int
 }
 
-/// `shmem_addr_accessible`: `addr` is symmetric and `pe` exists.
+/// `shmem_addr_accessible`: `addr` is symmetric and `pe` exists (both segments of every PE are
+/// reachable, mapped or registered with UCX).
 pub fn addr_accessible(call: &'static str, addr: *const c_void, pe: c_int) -> c_int {
     let w = world::get(call);
     ((pe as u32 as usize) < w.npes && w.locate(addr as usize, 1).is_some()) as c_int
 }
 
 /// `shmem_ptr`: the address through which this PE can load and store `pe`'s copy of `dest`, or
-/// NULL if `dest` is not symmetric or `pe` does not exist.
+/// NULL if `dest` is not symmetric, `pe` does not exist or is reached over UCX (its memory is not
+/// mapped here). This PE's own copy is `dest` itself, whatever the route.
 pub fn ptr(call: &'static str, dest: *const c_void, pe: c_int) -> *mut c_void {
     let w = world::get(call);
     if (pe as u32 as usize) >= w.npes {
         return std::ptr::null_mut();
     }
     match w.locate(dest as usize, 1) {
-        Some((seg, off)) => (w.segments[seg as usize].peers[pe as usize] + off) as *mut c_void,
+        Some(_) if pe as usize == w.me => dest.cast_mut(),
+        Some((seg, off)) => match w.segments[seg as usize].peers[pe as usize] {
+            0 => std::ptr::null_mut(),
+            base => (base + off) as *mut c_void,
+        },
         None => std::ptr::null_mut(),
     }
 }

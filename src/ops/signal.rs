@@ -9,16 +9,21 @@
 //! (with an acquire load, as `signal_wait_until` and `signal_fetch` do) therefore sees all the data.
 //! The `_nbi` form completes before it returns on this route.
 //!
+//! When the job uses UCX, the data moves by the peer's route and the signal update is a UCX
+//! atomic (one atomic path per job), issued after a fence of the UCX worker, so that the target
+//! sees the data before the signal there too.
+//!
 //! The signal address and `sig_op` are checked before any data moves, so a bad call delivers
 //! nothing.
 
-use super::amo::misaligned;
+use super::amo::{Slot, slot};
+use super::net::Rmw;
 use super::{enter_pe, p2p, rma};
 use crate::api::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
 use crate::runtime::world::World;
-use crate::transport::shm::{self, Word};
+use crate::transport::shm;
 use std::ffi::c_int;
 
 /// How a put-with-signal updates the signal.
@@ -39,12 +44,13 @@ fn bad_sig_op(call: &'static str, sig_op: c_int) -> ! {
 
 /// `pe`'s copy of the symmetric signal word `sig_addr`, after the checks (symmetric, aligned).
 #[inline(always)]
-fn signal_word(w: &World, call: &'static str, sig_addr: *const u64, pe: usize) -> *mut u64 {
-    let addr = sig_addr as usize;
-    if !addr.is_multiple_of(size_of::<u64>()) {
-        misaligned(call, "sig_addr", addr, size_of::<u64>());
-    }
-    w.translate(call, "sig_addr", addr, size_of::<u64>(), pe) as *mut u64
+fn signal_word(
+    w: &'static World,
+    call: &'static str,
+    sig_addr: *const u64,
+    pe: usize,
+) -> Slot<u64> {
+    slot(w, call, "sig_addr", sig_addr as usize, pe)
 }
 
 /// Copies the data, fences, updates the signal.
@@ -74,14 +80,16 @@ unsafe fn put_then_signal<T: Copy>(
     // SAFETY: forwarded contract; `put` checks the destination range.
     unsafe { rma::put(call, ctx, dest, source, nelems, pe) };
     shm::order();
-    // SAFETY: `target` is pe's copy of a symmetric, aligned word, mapped for the life of the
-    // process and updated only atomically.
-    unsafe {
-        match op {
-            SigOp::Set => u64::store(target, signal),
-            SigOp::Add => {
-                u64::fetch_add(target, signal);
-            }
+    if !w.cpu_atomics {
+        // The data may have gone over UCX: the signal's atomic must not overtake it.
+        if let Err(e) = w.net().fence() {
+            super::net::failed(call, world_pe, e);
+        }
+    }
+    match op {
+        SigOp::Set => target.store(call, signal),
+        SigOp::Add => {
+            target.rmw(call, Rmw::Add, signal, false);
         }
     }
 }
@@ -141,23 +149,21 @@ pub unsafe fn put_signal_nbi<T: Copy>(
 pub fn fetch(call: &'static str, sig_addr: *const u64) -> u64 {
     let p = p2p::local(call, "sig_addr", sig_addr, 1);
     // SAFETY: `p` is this PE's copy of a symmetric, aligned word, updated only atomically.
-    unsafe { u64::load_acquire(p) }
+    unsafe { shm::Word::load_acquire(p) }
 }
 
 /// `shmem_signal_add` (1.6): adds `signal` to `sig_addr` on `pe`.
 pub fn add(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
     let (w, world_pe) = enter_pe(call, ctx, pe);
     let target = signal_word(w, call, sig_addr, world_pe);
-    // SAFETY: as in `put_then_signal`.
-    unsafe { u64::fetch_add(target, signal) };
+    target.rmw(call, Rmw::Add, signal, false);
 }
 
 /// `shmem_signal_set` (1.6): stores `signal` into `sig_addr` on `pe`.
 pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
     let (w, world_pe) = enter_pe(call, ctx, pe);
     let target = signal_word(w, call, sig_addr, world_pe);
-    // SAFETY: as in `put_then_signal`.
-    unsafe { u64::store(target, signal) };
+    target.store(call, signal);
 }
 
 /// `shmem_signal_wait_until`: waits until this PE's `sig_addr` satisfies `cmp` against

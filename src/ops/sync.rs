@@ -3,12 +3,11 @@
 
 use crate::collectives::barrier;
 use crate::runtime::world;
-use crate::transport::shm;
 
 /// `shmem_barrier_all`.
 pub fn barrier_all(call: &'static str) {
     let w = world::get(call);
-    shm::order();
+    super::order::complete(call);
     barrier::world(w);
 }
 

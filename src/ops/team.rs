@@ -96,10 +96,14 @@ pub fn team_ptr(
     if pe < 0 || pe as usize >= m.size {
         return std::ptr::null_mut();
     }
+    let pe = m.world(pe as usize);
     match w.locate(dest as usize, 1) {
-        Some((seg, off)) => {
-            (w.segments[seg as usize].peers[m.world(pe as usize)] + off) as *mut c_void
-        }
+        Some(_) if pe == w.me => dest.cast_mut(),
+        // A peer on the UCX route (base 0) has no address here.
+        Some((seg, off)) => match w.segments[seg as usize].peers[pe] {
+            0 => std::ptr::null_mut(),
+            base => (base + off) as *mut c_void,
+        },
         None => std::ptr::null_mut(),
     }
 }

@@ -70,6 +70,35 @@ config_table! {
         "print this table and the library version at start-up (PE 0)";
     version: bool = false, "VERSION", parse_bool,
         "print the library version at start-up (PE 0)";
+    transport: Transport = Transport::Auto, "TRANSPORT", parse_transport,
+        "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
+}
+
+/// How PEs reach each other (`SHMEM_TRANSPORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// Shared memory for the PEs of this node, UCX for the others.
+    Auto,
+    /// UCX for every PE, this one included: each PE behaves as if alone on its node.
+    Ucx,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Auto => "auto",
+            Transport::Ucx => "ucx",
+        }
+    }
+}
+
+/// `auto` or `ucx` (any case).
+pub fn parse_transport(text: &str) -> Result<Transport, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "auto" => Ok(Transport::Auto),
+        "ucx" => Ok(Transport::Ucx),
+        _ => Err("is not a transport (use auto or ucx)".into()),
+    }
 }
 
 fn source_name(source: Source) -> &'static str {
@@ -141,6 +170,12 @@ impl std::fmt::Display for Show<'_, usize> {
     }
 }
 
+impl std::fmt::Display for Show<'_, Transport> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
 impl std::fmt::Display for Show<'_, bool> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if *self.0 { "yes" } else { "no" })
@@ -180,6 +215,18 @@ mod tests {
         assert!(c.debug);
         assert_eq!(sources[0], Source::Env("SHMEM_SYMMETRIC_SIZE"));
         assert_eq!(sources[1], Source::Env("SMA_DEBUG"));
+    }
+
+    #[test]
+    fn transports() {
+        assert_eq!(parse_transport("auto"), Ok(Transport::Auto));
+        assert_eq!(parse_transport("UCX"), Ok(Transport::Ucx));
+        let env = |k: &str| (k == "SHMEM_TRANSPORT").then(|| "tcp".to_string());
+        let err = Config::parse(&env).unwrap_err();
+        assert!(
+            err.starts_with("SHMEM_TRANSPORT = 'tcp' is not a transport"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The start-up printout of `SHMEM_VERSION` and `SHMEM_INFO`.
 
 use super::config::VARIABLES;
-use super::world::World;
+use super::world::{Route, World};
 use std::fmt::Write as _;
 
 /// Library name and version, as `shmem_info_get_name` reports it.
@@ -10,7 +10,33 @@ pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
 pub fn banner(w: &World) -> String {
     let mut out = format!("{LIBRARY}: OpenSHMEM 1.6, {} PEs\n", w.npes);
     if w.config.info {
-        let _ = writeln!(out, "Transport: shared memory (every PE on this node)");
+        let list = |route: Route| -> String {
+            let pes: Vec<String> = (0..w.npes)
+                .filter(|&pe| w.routes[pe] == route)
+                .map(|pe| pe.to_string())
+                .collect();
+            if pes.is_empty() {
+                "none".into()
+            } else {
+                pes.join(" ")
+            }
+        };
+        if w.cpu_atomics {
+            let _ = writeln!(out, "Transport: shared memory (every PE on this node)");
+            let _ = writeln!(out, "Atomics: CPU atomics on the mapped segments");
+        } else {
+            let _ = writeln!(
+                out,
+                "Transport (PE {}): shared memory to PEs {}; UCX to PEs {}",
+                w.me,
+                list(Route::Shm),
+                list(Route::Ucx)
+            );
+            let _ = writeln!(
+                out,
+                "Atomics: UCX for every PE, this node's and this PE's own included (one atomic path per job: CPU and NIC atomics on one word are not atomic with each other)"
+            );
+        }
         let _ = writeln!(out, "Global data shared: {} bytes", w.segments[1].len);
         let _ = writeln!(
             out,

@@ -5,14 +5,26 @@
 //! pointer; NULL means "not initialized" and yields the error every call reports before
 //! `shmem_init`. `shmem_finalize` retires the World without unmapping anything; a later
 //! `shmem_init` brings it back with an empty heap (repeated initialization, OpenSHMEM 1.6 §9.1.1).
-
-use super::config::{Config, Source};
+//!
+//! Routes. Each peer is reached one of two ways, decided at init ([`Route`]): its segments mapped
+//! into this process (same node: `SegmentView::peers[pe]` is its base here), or over UCX
+//! (`peers[pe]` is 0, and the operation goes through the [`Network`]). `SHMEM_TRANSPORT=ucx`
+//! puts every PE on the UCX route, this one included. An operation asks [`World::target`], whose
+//! shared-memory answer costs one test of the peer's base.
+//!
+//! One atomic path per job. CPU atomics and NIC atomics on the same word are not atomic with each
+//! other, so when some peer is on the UCX route every atomic (on-node and on this PE's own memory
+//! included) goes through UCX, and only a job whose PEs all share memory uses CPU atomics
+//! ([`World::cpu_atomics`], printed by `SHMEM_INFO`).
+use super::config::{Config, Source, Transport};
 use super::heap::Heap;
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
 use crate::transport::shm::{self, Segment, control};
+use crate::transport::ucx::{self, Network};
 use std::sync::atomic::{AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Which symmetric segment an address lies in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +35,29 @@ pub enum Seg {
     Data = 1,
 }
 
-/// One symmetric segment as every PE sees it: the local range and each peer's base in this process.
+/// How a peer's memory is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Its segments are mapped into this process: load, store, `memcpy`.
+    Shm,
+    /// Over UCX.
+    Ucx,
+}
+
+/// Where an operation on a peer's copy of a symmetric range goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// The address of the peer's copy in this process.
+    Mapped(usize),
+    /// The segment and offset, to reach over UCX.
+    Net(Seg, usize),
+}
+
+/// How long `shmem_finalize` waits for the endpoints to close before it gives up on a peer.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One symmetric segment as every PE sees it: the local range and each peer's base in this process
+/// (0 for a peer on the UCX route).
 pub struct SegmentView {
     pub base: usize,
     pub len: usize,
@@ -47,6 +81,18 @@ pub struct World {
     pub aset_seen: Box<[AtomicU64]>,
     /// The number of collective allocation calls this PE has made.
     pub alloc_seq: AtomicU64,
+    /// How each PE (this one included) is reached.
+    pub routes: Box<[Route]>,
+    /// Whether atomics are CPU atomics on mapped memory (every PE on the shared-memory route);
+    /// otherwise every atomic goes through UCX (one atomic path per job).
+    pub cpu_atomics: bool,
+    /// The PEs on this node (same host), for the waiting policy.
+    pub local_pes: usize,
+    /// The UCX network between `shmem_init` and `shmem_finalize` when some PE is on the UCX
+    /// route, else NULL. A leaked `Box`, reclaimed by `finalize`.
+    net: AtomicPtr<Network>,
+    /// Initializations so far: names the keys of each UCX exchange.
+    generation: AtomicU64,
     /// The mappings, kept alive for the life of the process.
     _mappings: Vec<Segment>,
 }
@@ -118,6 +164,7 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
         // SAFETY: RETIRED holds a leaked World, like WORLD.
         let w = unsafe { &*retired };
         w.heap.lock().unwrap_or_else(|e| e.into_inner()).reset();
+        w.connect(call);
         w
     };
     world.thread_level.store(thread_level, Ordering::Relaxed);
@@ -128,13 +175,49 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
     true
 }
 
-/// `shmem_finalize`: retires the World (after the caller's final barrier).
-pub fn finalize() {
+/// `shmem_finalize`: retires the World (after the caller's quiet and final barrier) and takes
+/// down its UCX network: every endpoint closed (within [`CLOSE_TIMEOUT`]: a dead peer cannot hold
+/// this PE forever), a bootstrap barrier so that every PE keeps answering until all have closed
+/// theirs, then the progress thread stopped.
+pub fn finalize(call: &'static str) {
     let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
     let w = WORLD.swap(std::ptr::null_mut(), Ordering::AcqRel);
     super::handle::close_created();
-    if !w.is_null() {
-        RETIRED.store(w, Ordering::Release);
+    if w.is_null() {
+        return;
+    }
+    RETIRED.store(w, Ordering::Release);
+    // SAFETY: a non-null WORLD points at a leaked, never-freed World.
+    let w = unsafe { &*w };
+    let net = w.net.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if net.is_null() {
+        return;
+    }
+    // SAFETY: `net` came from Box::into_raw in `connect` and was swapped out just now, once; no
+    // operation uses it any more (the World is retired, and operations concurrent with
+    // shmem_finalize are erroneous).
+    let mut net = unsafe { Box::from_raw(net) };
+    let closed = net.close(Instant::now() + CLOSE_TIMEOUT);
+    bootstrap_barrier(call);
+    let stopped = net.stop();
+    match closed.and(stopped) {
+        Ok(()) => drop(net),
+        Err(e) => {
+            // Leave what UCX may still use in place: the process is about to end anyway.
+            eprintln!("[PE {}] {call}: closing the UCX network: {e}", w.me);
+            std::mem::forget(net);
+        }
+    }
+}
+
+/// A barrier of the launcher, or the error naming `call`.
+fn bootstrap_barrier(call: &'static str) {
+    let failed = bootstrap_lock()
+        .as_mut()
+        .map(|b| b.barrier())
+        .and_then(|r| r.err());
+    if let Some(e) = failed {
+        fatal!(call, "launcher barrier failed: {e}");
     }
 }
 
@@ -242,33 +325,28 @@ fn build(call: &'static str) -> World {
 
     // Tell the others, learn about them.
     let host = host_id();
-    let mine = format!("{host},{heap_len},{data_len},{pid}");
+    let transport = config.transport;
+    let mine = format!("{host},{heap_len},{data_len},{pid},{}", transport.name());
     exchange(&mut |b| b.put(&format!("rshmem-{me}"), &mine).map(|_| String::new()));
     exchange(&mut |b| b.barrier().map(|_| String::new()));
-    let mut mappings = Vec::new();
-    let mut heap_peers = vec![0usize; npes];
-    let mut data_peers = vec![0usize; npes];
+    let mut records = Vec::with_capacity(npes);
     for pe in 0..npes {
         if pe == me {
-            heap_peers[pe] = heap.base();
-            data_peers[pe] = data.as_ref().map_or(0, Segment::base);
+            records.push((host.clone(), pid));
             continue;
         }
         let theirs = exchange(&mut |b| b.get(&format!("rshmem-{pe}")));
         let fields: Vec<&str> = theirs.split(',').collect();
-        if fields.len() != 4 {
+        let their_pid = match fields[..] {
+            [_, _, _, pid, _] => pid.parse::<u32>().ok(),
+            _ => None,
+        };
+        let Some(their_pid) = their_pid else {
             fatal!(
                 call,
                 "PE {pe} published '{theirs}', not what this library version publishes"
-            );
-        }
-        if fields[0] != host {
-            fatal!(
-                call,
-                "PE {pe} runs on another node ({}); this build of rshmem reaches PEs on its own node only",
-                fields[0]
-            );
-        }
+            )
+        };
         if fields[1] != heap_len.to_string() {
             fatal!(
                 call,
@@ -283,26 +361,51 @@ fn build(call: &'static str) -> World {
                 fields[2]
             );
         }
-        let their_pid: u32 = fields[3].parse().unwrap_or_else(|_| {
+        if fields[4] != transport.name() {
             fatal!(
                 call,
-                "PE {pe} published '{theirs}', not what this library version publishes"
-            )
-        });
-        let h = Segment::open(&segment_name(their_pid, &job, pe, "heap"), heap_len)
+                "PE {pe} has SHMEM_TRANSPORT = {}, this PE {}: it must be the same on every PE",
+                fields[4],
+                transport.name()
+            );
+        }
+        records.push((fields[0].to_string(), their_pid));
+    }
+    // The routes: shared memory for the PEs of this node unless every PE is forced onto UCX.
+    let routes: Box<[Route]> = records
+        .iter()
+        .map(|(their_host, _)| match transport {
+            Transport::Auto if *their_host == host => Route::Shm,
+            _ => Route::Ucx,
+        })
+        .collect();
+    let local_pes = records.iter().filter(|(h, _)| *h == host).count();
+
+    let mut mappings = Vec::new();
+    let mut heap_peers = vec![0usize; npes];
+    let mut data_peers = vec![0usize; npes];
+    for (pe, (_, their_pid)) in records.iter().enumerate() {
+        if routes[pe] == Route::Ucx {
+            continue;
+        }
+        if pe == me {
+            heap_peers[pe] = heap.base();
+            data_peers[pe] = data.as_ref().map_or(0, Segment::base);
+            continue;
+        }
+        let h = Segment::open(&segment_name(*their_pid, &job, pe, "heap"), heap_len)
             .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
         heap_peers[pe] = h.base();
         mappings.push(h);
         if data_len > 0 {
-            let d = Segment::open(&segment_name(their_pid, &job, pe, "data"), data_len)
+            let d = Segment::open(&segment_name(*their_pid, &job, pe, "data"), data_len)
                 .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
             data_peers[pe] = d.base();
             mappings.push(d);
         }
     }
-    // Every PE is on this node (checked above).
-    super::wait::configure(npes);
-    // Everyone holds a mapping of everyone's segments: the names can go.
+    super::wait::configure(local_pes);
+    // Everyone holds a mapping of its on-node peers' segments: the names can go.
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     Segment::unlink(&heap_name);
     Segment::unlink(&data_name);
@@ -319,6 +422,7 @@ fn build(call: &'static str) -> World {
     };
     mappings.push(heap);
     mappings.extend(data);
+    let cpu_atomics = routes.iter().all(|r| *r == Route::Shm);
     let world = World {
         me,
         npes,
@@ -334,8 +438,14 @@ fn build(call: &'static str) -> World {
         epoch_high: AtomicU64::new(0),
         aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
         alloc_seq: AtomicU64::new(0),
+        routes,
+        cpu_atomics,
+        local_pes,
+        net: AtomicPtr::new(std::ptr::null_mut()),
+        generation: AtomicU64::new(0),
         _mappings: mappings,
     };
+    world.connect(call);
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));
     }
@@ -343,6 +453,71 @@ fn build(call: &'static str) -> World {
 }
 
 impl World {
+    /// Builds the UCX network if some PE is on the UCX route: registers both segments, exchanges
+    /// the cards through the bootstrap, connects to every PE (this one included, since every
+    /// atomic then goes through UCX) and starts the progress thread.
+    fn connect(&self, call: &'static str) {
+        if self.cpu_atomics {
+            return;
+        }
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
+        let segments = self.segments.each_ref().map(|s| (s.base, s.len));
+        // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
+        // and accessed by the library only through raw pointers and atomics.
+        let local = unsafe { ucx::Local::new(&segments) }
+            .unwrap_or_else(|e| fatal!(call, "cannot set up UCX: {e}"));
+        let card = local
+            .card()
+            .unwrap_or_else(|e| fatal!(call, "cannot describe this PE to UCX peers: {e}"));
+        let key = |pe: usize| format!("rshmem-ucx{generation}-{pe}");
+        let mut cards = Vec::with_capacity(self.npes);
+        {
+            let mut guard = bootstrap_lock();
+            let boot = guard.as_mut().expect("bootstrap installed at init");
+            let mut exchange = || -> bootstrap::Result<()> {
+                boot.put_large(&key(self.me), &card)?;
+                boot.barrier()?;
+                for pe in 0..self.npes {
+                    cards.push(if pe == self.me {
+                        card.clone()
+                    } else {
+                        boot.get_large(&key(pe))?
+                    });
+                }
+                Ok(())
+            };
+            if let Err(e) = exchange() {
+                drop(guard);
+                fatal!(call, "launcher exchange of the UCX cards failed: {e}");
+            }
+        }
+        let net = Network::connect(local, &cards)
+            .unwrap_or_else(|e| fatal!(call, "cannot connect to the UCX peers: {e}"));
+        self.net
+            .store(Box::into_raw(Box::new(net)), Ordering::Release);
+    }
+
+    /// The UCX network, if this job uses one.
+    #[inline(always)]
+    pub fn network(&self) -> Option<&Network> {
+        if self.cpu_atomics {
+            return None;
+        }
+        Some(self.net())
+    }
+
+    /// The UCX network (some PE is on the UCX route, and the World is initialized).
+    #[inline(always)]
+    pub fn net(&self) -> &Network {
+        let net = self.net.load(Ordering::Acquire);
+        if net.is_null() {
+            no_network();
+        }
+        // SAFETY: a non-null `net` is a leaked Box that only `finalize` reclaims, after retiring
+        // the World; operations concurrent with shmem_finalize are erroneous.
+        unsafe { &*net }
+    }
+
     /// `pe` as an index, or the error naming the call.
     #[inline(always)]
     pub fn check_pe(&self, call: &'static str, pe: i32) -> usize {
@@ -365,8 +540,54 @@ impl World {
         None
     }
 
-    /// The address in this process of `pe`'s copy of the symmetric range `addr..addr+len`; the
-    /// error names `call` and the argument `what` if the range is not symmetric.
+    /// Where an operation on `pe`'s copy of the symmetric range `addr..addr+len` goes: the mapped
+    /// address, or the segment and offset to reach over UCX; the error names `call` and the
+    /// argument `what` if the range is not symmetric.
+    #[inline(always)]
+    pub fn target(
+        &self,
+        call: &'static str,
+        what: &str,
+        addr: usize,
+        len: usize,
+        pe: usize,
+    ) -> Target {
+        match self.locate(addr, len) {
+            Some((seg, off)) => {
+                let base = self.segments[seg as usize].peers[pe];
+                if base != 0 {
+                    Target::Mapped(base + off)
+                } else {
+                    Target::Net(seg, off)
+                }
+            }
+            None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// [`World::target`] for an atomic: mapped only when the job uses CPU atomics, otherwise
+    /// over UCX whatever the route (one atomic path per job).
+    #[inline(always)]
+    pub fn atomic_target(
+        &self,
+        call: &'static str,
+        what: &str,
+        addr: usize,
+        len: usize,
+        pe: usize,
+    ) -> Target {
+        match self.locate(addr, len) {
+            Some((seg, off)) if self.cpu_atomics => {
+                Target::Mapped(self.segments[seg as usize].peers[pe] + off)
+            }
+            Some((seg, off)) => Target::Net(seg, off),
+            None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// The address in this process of `pe`'s copy of the symmetric range `addr..addr+len`, for a
+    /// peer on the shared-memory route; the error names `call` and the argument `what` if the
+    /// range is not symmetric or the peer's memory is not mapped here.
     #[inline(always)]
     pub fn translate(
         &self,
@@ -376,19 +597,158 @@ impl World {
         len: usize,
         pe: usize,
     ) -> usize {
+        match self.target(call, what, addr, len, pe) {
+            Target::Mapped(a) => a,
+            Target::Net(..) => not_mapped(call, pe),
+        }
+    }
+
+    /// This PE's own copy of the symmetric range `addr..addr+len` (that is, `addr`), after the
+    /// check that it is symmetric.
+    #[inline(always)]
+    pub fn local(&self, call: &'static str, what: &str, addr: usize, len: usize) -> usize {
         match self.locate(addr, len) {
-            Some((seg, off)) => self.segments[seg as usize].peers[pe] + off,
+            Some(_) => addr,
             None => not_symmetric(self, call, what, addr, len),
         }
     }
 
-    /// A peer's control block.
+    /// A peer's control block, mapped in this process (this PE's own, or an on-node peer's).
     #[inline(always)]
     pub fn control(&self, pe: usize) -> &'static control::Control {
-        // SAFETY: peers[pe] of the heap segment is the base of a heap mapping kept for the life of
-        // the process (`_mappings`).
-        unsafe { control::at(self.segments[Seg::Heap as usize].peers[pe]) }
+        let base = if pe == self.me {
+            self.segments[Seg::Heap as usize].base
+        } else {
+            self.segments[Seg::Heap as usize].peers[pe]
+        };
+        if base == 0 {
+            not_mapped("the library's control block", pe);
+        }
+        // SAFETY: `base` is the base of a heap mapping kept for the life of the process
+        // (`_mappings`).
+        unsafe { control::at(base) }
     }
+
+    /// Adds `value` to the word `field` selects in `pe`'s control block: a CPU atomic on a mapped
+    /// block, a non-fetching UCX atomic otherwise (it completes at the target without this PE
+    /// waiting for a reply). `call` names the caller in errors.
+    pub fn control_add(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+        value: u64,
+    ) {
+        match self.control_target(pe, &field) {
+            Ok(word) => {
+                word.fetch_add(value, Ordering::Release);
+            }
+            Err(off) => {
+                let added = self
+                    .net()
+                    .rkey(pe, Seg::Heap as usize)
+                    .and_then(|k| k.add(off, value));
+                if let Err(e) = added {
+                    fatal!(call, "signalling PE {pe} over UCX: {e}");
+                }
+            }
+        }
+    }
+
+    /// Stores `value` into the word `field` selects in `pe`'s control block: a release store into
+    /// a mapped block, an 8-byte put over UCX otherwise (aligned, so the target sees the old or the
+    /// new word, never a mix; the put completes locally at once and at the target by progress).
+    pub fn control_store(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+        value: u64,
+    ) {
+        match self.control_target(pe, &field) {
+            Ok(word) => word.store(value, Ordering::Release),
+            Err(off) => {
+                let net = self.net();
+                // SAFETY: `value` lives on this frame until the put completed locally, below.
+                let put = unsafe {
+                    net.put(pe, Seg::Heap as usize, off, (&raw const value).cast(), 8)
+                };
+                if let Err(e) = put.and_then(ucx::Request::wait) {
+                    fatal!(call, "signalling PE {pe} over UCX: {e}");
+                }
+            }
+        }
+    }
+
+    /// Loads `N` consecutive words of `pe`'s control block from the one `field` selects (acquire
+    /// loads in order, or one get over UCX).
+    pub fn control_load<const N: usize>(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+    ) -> [u64; N] {
+        match self.control_target(pe, &field) {
+            Ok(word) => {
+                let first: *const AtomicU64 = word;
+                std::array::from_fn(|i| {
+                    // SAFETY: the caller selects the first of N consecutive words of the control
+                    // block (an array of AtomicU64), mapped for the life of the process.
+                    unsafe { &*first.add(i) }.load(Ordering::Acquire)
+                })
+            }
+            Err(off) => {
+                let mut words = [0u64; N];
+                // SAFETY: plain integers, any bit pattern is valid; the slice covers `words`.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * N)
+                };
+                let loaded = self
+                    .net()
+                    .rkey(pe, Seg::Heap as usize)
+                    .and_then(|k| k.get(off, bytes));
+                if let Err(e) = loaded {
+                    fatal!(call, "reading PE {pe}'s control block over UCX: {e}");
+                }
+                words
+            }
+        }
+    }
+
+    /// The word of `pe`'s control block that `field` selects: mapped, or its heap offset.
+    fn control_target<'a>(
+        &self,
+        pe: usize,
+        field: &impl Fn(&control::Control) -> &AtomicU64,
+    ) -> Result<&'a AtomicU64, usize> {
+        let heap = &self.segments[Seg::Heap as usize];
+        let base = heap.peers[pe];
+        if base != 0 {
+            // SAFETY: a mapped heap segment, kept for the life of the process.
+            Ok(field(unsafe { control::at(base) }))
+        } else {
+            let mine = self.control(self.me);
+            Err(field(mine) as *const AtomicU64 as usize - heap.base)
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn no_network() -> ! {
+    fatal!(
+        "rshmem",
+        "internal error: a UCX operation without a UCX network"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn not_mapped(call: &'static str, pe: usize) -> ! {
+    fatal!(
+        call,
+        "internal error: PE {pe} is on the UCX route, its memory is not mapped here"
+    )
 }
 
 #[cold]

@@ -14,6 +14,8 @@
 //!   length of the region: every remote access is given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
+//! - [`Network`]: all of the above for one PE: an endpoint and remote keys for every PE, the
+//!   progress thread; built from the cards ([`Local::card`]) the PEs exchange at init.
 //!
 //! Invariants (enforced by ownership: each object holds an `Arc` of its parent's handle):
 //! a worker does not outlive its context; an endpoint does not outlive its worker; a remote key does
@@ -36,11 +38,13 @@
 //! runs a [`ProgressThread`].
 
 pub mod context;
+pub mod network;
 pub mod progress;
 pub mod rma;
 pub mod worker;
 
 pub use context::{Context, MemoryRegion};
+pub use network::{Local, Network};
 pub use progress::ProgressThread;
 pub use rma::{AmoWord, RemoteKey};
 pub use worker::{Armed, Endpoint, Request, Worker};

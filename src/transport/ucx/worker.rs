@@ -7,10 +7,12 @@
 
 use super::context::{Context, ContextHandle};
 use super::{Error, Result, check};
+use std::mem::ManuallyDrop;
 use std::os::fd::BorrowedFd;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
+use std::time::Instant;
 use ucx_sys::*;
 
 /// The owner of a `ucp_worker_h`.
@@ -259,6 +261,26 @@ impl Endpoint {
         let ptr = unsafe { ucp_ep_flush_nbx(self.handle.raw, &param) };
         self.handle.worker.request("ucp_ep_flush_nbx", ptr)?.wait()
     }
+
+    /// Closes the endpoint, flushing what is in flight, and waits for the close until `deadline`
+    /// at the latest (a peer that died or stopped progressing cannot hold its caller forever).
+    /// Every remote key unpacked on the endpoint must be dropped first. After a timeout the close
+    /// goes on in the background of the worker.
+    pub fn close_by(self, deadline: Instant) -> Result<()> {
+        let handle = Arc::try_unwrap(self.handle).map_err(|_| Error {
+            call: "ucp_ep_close_nbx (remote keys of the endpoint are alive)",
+            status: UCS_ERR_BUSY,
+        })?;
+        // The close below replaces the handle's own (unbounded) close in drop.
+        let handle = ManuallyDrop::new(handle);
+        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once.
+        let worker = unsafe { ptr::read(&handle.worker) };
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live, has no remote keys left (sole owner) and is closed once,
+        // here; the worker is live (our Arc).
+        let ptr = unsafe { ucp_ep_close_nbx(handle.raw, &param) };
+        worker.request("ucp_ep_close_nbx", ptr)?.wait_by(deadline)
+    }
 }
 
 /// A non-blocking operation in flight, or already complete. Dropping it does not cancel the
@@ -302,6 +324,39 @@ impl Request {
             status = unsafe { ucp_request_check_status(raw) };
             status != UCS_INPROGRESS
         });
+        // SAFETY: the request is complete and freed once; drop sees NULL.
+        unsafe { ucp_request_free(raw) };
+        self.raw = ptr::null_mut();
+        check(self.call, status)
+    }
+}
+
+impl Request {
+    /// Progresses the worker until the operation completes or `deadline` passes; after the
+    /// deadline the error is `UCS_ERR_TIMED_OUT` and the operation is left to complete (or fail)
+    /// in the background.
+    pub fn wait_by(mut self, deadline: Instant) -> Result<()> {
+        if self.raw.is_null() {
+            return Ok(());
+        }
+        let raw = self.raw;
+        let mut status = UCS_INPROGRESS;
+        let mut late = false;
+        self.worker.progress_until(|| {
+            // SAFETY: raw is a live request until freed below (or by drop).
+            status = unsafe { ucp_request_check_status(raw) };
+            if status != UCS_INPROGRESS {
+                return true;
+            }
+            late = Instant::now() >= deadline;
+            late
+        });
+        if late {
+            return Err(Error {
+                call: self.call,
+                status: UCS_ERR_TIMED_OUT,
+            });
+        }
         // SAFETY: the request is complete and freed once; drop sees NULL.
         unsafe { ucp_request_free(raw) };
         self.raw = ptr::null_mut();
