@@ -17,7 +17,6 @@ use crate::fatal;
 use crate::runtime::handle::{self, shmem_team_t};
 use crate::runtime::team::Members;
 use crate::runtime::world;
-use crate::transport::shm;
 use std::ffi::{c_int, c_long};
 use std::mem::size_of;
 
@@ -249,7 +248,7 @@ pub fn barrier(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    shm::order();
+    super::order::complete(call);
     crate::collectives::barrier::group(c.w, &c.g);
 }
 

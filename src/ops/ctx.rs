@@ -12,7 +12,6 @@ use crate::api::constants::{
 use crate::fatal;
 use crate::runtime::handle::{self, WORLD_SLOT, shmem_ctx_t, shmem_team_t};
 use crate::runtime::world;
-use crate::transport::shm;
 use std::ffi::{c_int, c_long};
 
 const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE;
@@ -71,7 +70,7 @@ pub fn ctx_destroy(call: &'static str, ctx: shmem_ctx_t) {
         fatal!(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
     }
     let (_, c) = super::enter(call, ctx);
-    shm::order();
+    super::order::complete(call);
     c.release();
 }
 
@@ -122,5 +121,5 @@ pub unsafe fn ctx_session_start(
 /// `shmem_ctx_session_stop` (1.6): ends the session; the context's operations are complete.
 pub fn ctx_session_stop(call: &'static str, ctx: shmem_ctx_t) {
     let _ = super::enter(call, ctx);
-    shm::order();
+    super::order::complete(call);
 }
