@@ -7,12 +7,12 @@
 //! second barrier, when nobody reads that source any more. Every member combines the inputs in
 //! member order, so floating-point results are the same on every member.
 
-use super::{Group, Sync, barrier};
+use super::{Group, Sync, barrier, split};
 use crate::ops::net;
 use crate::runtime::world::{Target, World};
 use crate::transport::shm;
-use std::mem::size_of;
 use crate::transport::shm::control::Control;
+use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
@@ -72,7 +72,14 @@ impl Coll<'_> {
     /// Bytes `part` (offset, length) of member `i`'s copy of the symmetric range `addr..addr+len`
     /// (named `what` in errors; the whole range is checked), readable in this process: this
     /// member's own copy, a mapped peer's, or a local copy of a UCX peer's fetched with one get.
-    pub fn peer(&self, what: &str, addr: usize, len: usize, i: usize, part: (usize, usize)) -> View {
+    pub fn peer(
+        &self,
+        what: &str,
+        addr: usize,
+        len: usize,
+        i: usize,
+        part: (usize, usize),
+    ) -> View {
         let (at, n) = part;
         if len == 0 || n == 0 {
             return View::at(addr + at);
@@ -106,6 +113,26 @@ impl Coll<'_> {
                 }
             }
         }
+    }
+}
+
+impl Coll<'_> {
+    /// Whether the split algorithms ([`split`]) should move `len` bytes to or from every member
+    /// into their symmetric `dest`: some member is reached over UCX, there are three or more
+    /// members, the chunks are large enough, and `dest` is symmetric.
+    fn split(&self, dest: usize, len: usize) -> bool {
+        let size = self.size();
+        size >= 3
+            && len >= size * split::MIN_CHUNK
+            && self.w.locate(dest, len).is_some()
+            && (0..size).any(|i| {
+                let pe = self.g.members.world(i);
+                pe != self.w.me
+                    && !matches!(
+                        self.w.target(self.call, "dest", dest, len, pe),
+                        Target::Mapped(_)
+                    )
+            })
     }
 }
 
@@ -153,6 +180,10 @@ pub unsafe fn broadcast(
     root: usize,
     to_root: bool,
 ) {
+    if c.split(dest as usize, nbytes) {
+        // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
+        return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
+    }
     c.enter();
     if c.me() != root || to_root {
         let src = c.peer("source", source as usize, nbytes, root, (0, nbytes));
@@ -203,7 +234,13 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     c.enter();
     let total = nbytes * c.size();
     for i in 0..c.size() {
-        let src = c.peer("source", source as usize, total, i, (c.me() * nbytes, nbytes));
+        let src = c.peer(
+            "source",
+            source as usize,
+            total,
+            i,
+            (c.me() * nbytes, nbytes),
+        );
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
         unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
     }
@@ -246,7 +283,7 @@ pub unsafe fn alltoalls<T: Copy>(
 }
 
 /// Whether two byte ranges overlap.
-fn overlap(a: usize, b: usize, len: usize) -> bool {
+pub(crate) fn overlap(a: usize, b: usize, len: usize) -> bool {
     len > 0 && a < b + len && b < a + len
 }
 
@@ -312,6 +349,10 @@ pub unsafe fn reduce<T: Copy>(
     zero: T,
     combine: Combine<T>,
 ) {
+    if c.split(dest as usize, n * size_of::<T>()) {
+        // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
+        return unsafe { split::reduce(c, dest, source, n, zero, combine) };
+    }
     // SAFETY: forwarded.
     unsafe { fold(c, dest, source, n, c.size(), zero, combine) }
 }

@@ -2,13 +2,16 @@
 //!
 //! A collective runs over a [`Group`]: the members (an arithmetic progression of world PEs) and
 //! where their synchronization words are (a team's slot, or the active-set counters of the
-//! deprecated pSync routines). The job is on one node, so the algorithms are flat: every member
-//! reads the others' symmetric buffers directly through its mappings of their segments, between two
+//! deprecated pSync routines). On one node the algorithms are flat ([`flat`]): every member reads
+//! the others' symmetric buffers directly through its mappings of their segments, between two
 //! barriers (the first: every member has entered, its source is ready and its destination free;
-//! the second: every member has finished reading, so sources may change again).
+//! the second: every member has finished reading, so sources may change again). A member reached
+//! over UCX is read with gets instead; where that would move too much (large reductions and
+//! broadcasts over three or more members), [`split`] divides the work into one chunk per member.
 
 pub mod barrier;
 pub mod flat;
+pub mod split;
 
 use crate::runtime::team::Members;
 

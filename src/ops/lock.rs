@@ -86,7 +86,9 @@ fn word<L: Lock>(call: &'static str, lock: *mut L) -> Slot<L::Word> {
 /// `shmem_set_lock`: waits for the lock, in the order the PEs asked for it, and takes it.
 pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
     let p = word(call, lock);
-    let old: u64 = p.rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true).into();
+    let old: u64 = p
+        .rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true)
+        .into();
     let mine = next_ticket::<L>(old);
     wait::until(|| serving::<L>(p.load(call).into()) == mine);
 }
@@ -99,7 +101,9 @@ pub fn test<L: Lock>(call: &'static str, lock: *mut L) -> c_int {
         return 1;
     }
     let taken = now.wrapping_add(1 << L::HALF) & half_mask(2 * L::HALF);
-    let old: u64 = p.compare_swap(call, to_word::<L>(now), to_word::<L>(taken)).into();
+    let old: u64 = p
+        .compare_swap(call, to_word::<L>(now), to_word::<L>(taken))
+        .into();
     (old != now) as c_int
 }
 
@@ -113,7 +117,9 @@ pub fn clear<L: Lock>(call: &'static str, lock: *mut L) {
             not_set(call, lock as usize);
         }
         let next = (now & !half_mask(L::HALF)) | ((serving::<L>(now) + 1) & half_mask(L::HALF));
-        let old: u64 = p.compare_swap(call, to_word::<L>(now), to_word::<L>(next)).into();
+        let old: u64 = p
+            .compare_swap(call, to_word::<L>(now), to_word::<L>(next))
+            .into();
         if old == now {
             return;
         }

@@ -670,9 +670,8 @@ impl World {
             Err(off) => {
                 let net = self.net();
                 // SAFETY: `value` lives on this frame until the put completed locally, below.
-                let put = unsafe {
-                    net.put(pe, Seg::Heap as usize, off, (&raw const value).cast(), 8)
-                };
+                let put =
+                    unsafe { net.put(pe, Seg::Heap as usize, off, (&raw const value).cast(), 8) };
                 if let Err(e) = put.and_then(ucx::Request::wait) {
                     fatal!(call, "signalling PE {pe} over UCX: {e}");
                 }
