@@ -52,8 +52,15 @@ fn assert_nothing_left(run: &support::Run, oshrun_pid: u32, mark: &str) {
     );
 }
 
+/// `oshrun` options that put every PE on the UCX route, over TCP.
+const OVER_UCX: &[&str] = &["-x", "SHMEM_TRANSPORT=ucx", "-x", "UCX_TLS=tcp"];
+
 fn check_fault(fault: &str, code: i32, messages: &[&str]) {
-    let (run, pid, mark) = fault_job(fault, &[]);
+    check_fault_with(fault, &[], code, messages)
+}
+
+fn check_fault_with(fault: &str, extra: &[&str], code: i32, messages: &[&str]) {
+    let (run, pid, mark) = fault_job(fault, extra);
     assert_eq!(run.code, code, "{}", run.describe());
     for message in messages {
         assert!(
@@ -97,6 +104,37 @@ fn exit_without_finalize() {
             "[PE 1] exited with status 3 before shmem_finalize",
             "PE 1 aborted the job with exit code 3",
         ],
+    );
+}
+
+/// The same faults with every PE on the UCX route: the peers waiting on UCX are stopped as fast.
+#[test]
+fn segfault_over_ucx() {
+    check_fault_with(
+        "segv",
+        OVER_UCX,
+        139,
+        &["PE 1 (pid", "killed by signal 11 (SIGSEGV)"],
+    );
+}
+
+#[test]
+fn exit_without_finalize_over_ucx() {
+    check_fault_with(
+        "exit3",
+        OVER_UCX,
+        3,
+        &["[PE 1] exited with status 3 before shmem_finalize"],
+    );
+}
+
+#[test]
+fn global_exit_over_ucx() {
+    check_fault_with(
+        "global_exit",
+        OVER_UCX,
+        7,
+        &["PE 1 aborted the job with exit code 7"],
     );
 }
 

@@ -214,6 +214,7 @@ fn key<'n>(net: &'n Network, call: &'static str, pe: usize, seg: Seg) -> &'n Rem
 
 /// A word atomic over UCX: the old value when `fetch`, else the operand back.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rmw<W: AmoWord>(
     w: &World,
     call: &'static str,

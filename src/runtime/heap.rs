@@ -125,12 +125,12 @@ impl Heap {
     }
 
     fn insert_free(&mut self, mut offset: usize, mut len: usize) {
-        if let Some((&prev, &prev_len)) = self.free.range(..offset).next_back() {
-            if prev + prev_len == offset {
-                self.free.remove(&prev);
-                offset = prev;
-                len += prev_len;
-            }
+        if let Some((&prev, &prev_len)) = self.free.range(..offset).next_back()
+            && prev + prev_len == offset
+        {
+            self.free.remove(&prev);
+            offset = prev;
+            len += prev_len;
         }
         if let Some(next_len) = self.free.remove(&(offset + len)) {
             len += next_len;

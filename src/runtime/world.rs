@@ -303,24 +303,19 @@ fn build(call: &'static str) -> World {
         )
     });
     let data_name = segment_name(pid, &job, me, "data");
-    let data = match shm::data_segment::find() {
+    let data = shm::data_segment::find().map(|r| {
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data (they must not call into the
         // library concurrently with shmem_init).
-        Some(r) => Some(
-            unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(
-                |e| {
-                    Segment::unlink(&heap_name);
-                    fatal!(
-                        call,
-                        "cannot share the program's global data ({} bytes): {e}",
-                        r.len
-                    )
-                },
-            ),
-        ),
-        None => None,
-    };
+        unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(|e| {
+            Segment::unlink(&heap_name);
+            fatal!(
+                call,
+                "cannot share the program's global data ({} bytes): {e}",
+                r.len
+            )
+        })
+    });
     let data_len = data.as_ref().map_or(0, Segment::len);
 
     // Tell the others, learn about them.
