@@ -9,7 +9,17 @@
  * unit is "us" (time per operation, lower is better), "MB/s" or "Mmsg/s" (higher is better).
  * For rate units p10/p90 are the 10th/90th percentiles of the rate (p10 the slower end).
  *
- * Options common to all programs: -q (quick: fewer sizes, fewer and shorter batches).
+ * Options common to all programs (none of them changes what a figure measures, only how many
+ * samples are taken and at which sizes):
+ *   -q        quick: fewer sizes, fewer and shorter batches
+ *   -t US     one batch lasts about US microseconds (default 1000, quick 200); slow transports
+ *             (UCX over TCP, ~1000x shared memory) want longer batches so that one holds more
+ *             than a handful of operations
+ *   -b N      N batches per figure and size (default 41, quick 15; at most BENCH_MAX_SAMPLES)
+ *   -s LIST   message sizes in bytes, comma separated, ascending, at most BENCH_MAX_SIZE each
+ *             (e.g. -s 8,64,1024,65536,1048576); default: powers of 2 (quick: of 4) from 8 B
+ *             to BENCH_MAX_SIZE
+ * Size loops read `for (sz = bench_first_size(&c); sz; sz = bench_next_size(&c, sz))`.
  */
 #ifndef RSHMEM_BENCH_H
 #define RSHMEM_BENCH_H
@@ -22,6 +32,8 @@
 #include <time.h>
 
 #define BENCH_MAX_SAMPLES 256
+#define BENCH_MAX_SIZE ((size_t)4 << 20) /* the programs' buffers are this large */
+#define BENCH_MAX_SIZES 32
 
 struct bench_cfg {
     int quick;
@@ -29,6 +41,8 @@ struct bench_cfg {
     double target_ns;   /* desired duration of one batch */
     size_t max_size;    /* largest message size */
     int size_step;      /* multiply the size by this between points */
+    int nsizes;         /* > 0: the sizes come from -s, in sizes[] */
+    size_t sizes[BENCH_MAX_SIZES];
 };
 
 static inline double bench_now_ns(void) {
@@ -37,14 +51,52 @@ static inline double bench_now_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static inline void bench_usage(const char *prog, const char *why) {
+    fprintf(stderr, "%s: %s\nusage: %s [-q] [-t US] [-b N] [-s SIZE,SIZE,...]\n", prog, why, prog);
+    exit(2);
+}
+
+/* Reads the common options; exits with a message on a bad one. */
 static inline struct bench_cfg bench_parse(int argc, char **argv) {
     struct bench_cfg c;
-    c.quick = 0;
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-q") == 0) c.quick = 1;
-    c.batches = c.quick ? 15 : 41;
-    c.target_ns = c.quick ? 200e3 : 1000e3;
-    c.max_size = (size_t)4 << 20;
+    memset(&c, 0, sizeof c);
+    double target_us = 0;
+    int batches = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-q") == 0) {
+            c.quick = 1;
+            continue;
+        }
+        if (strcmp(a, "-t") != 0 && strcmp(a, "-b") != 0 && strcmp(a, "-s") != 0)
+            bench_usage(argv[0], "unknown option");
+        if (i + 1 >= argc) bench_usage(argv[0], "option needs a value");
+        const char *v = argv[++i];
+        char *end;
+        if (a[1] == 't') {
+            target_us = strtod(v, &end);
+            if (*end || !(target_us > 0)) bench_usage(argv[0], "-t wants microseconds > 0");
+        } else if (a[1] == 'b') {
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > BENCH_MAX_SAMPLES) bench_usage(argv[0], "-b wants 1..256");
+            batches = (int)n;
+        } else {
+            c.nsizes = 0;
+            for (;;) {
+                unsigned long long n = strtoull(v, &end, 10);
+                if (end == v || n == 0 || n > BENCH_MAX_SIZE || c.nsizes == BENCH_MAX_SIZES ||
+                    (c.nsizes > 0 && n <= c.sizes[c.nsizes - 1]))
+                    bench_usage(argv[0], "-s wants ascending sizes in 1..4194304, at most 32");
+                c.sizes[c.nsizes++] = (size_t)n;
+                if (*end == 0) break;
+                if (*end != ',') bench_usage(argv[0], "-s wants sizes separated by commas");
+                v = end + 1;
+            }
+        }
+    }
+    c.batches = batches ? batches : c.quick ? 15 : 41;
+    c.target_ns = target_us > 0 ? target_us * 1e3 : c.quick ? 200e3 : 1000e3;
+    c.max_size = c.nsizes ? c.sizes[c.nsizes - 1] : BENCH_MAX_SIZE;
     c.size_step = c.quick ? 4 : 2;
     return c;
 }
@@ -79,11 +131,22 @@ static inline void bench_report(const char *figure, size_t size, const char *uni
     fflush(stdout);
 }
 
-/* The next message size after `sz`; the largest size is always included. */
+/* The first message size of a size loop. */
+static inline size_t bench_first_size(const struct bench_cfg *c) {
+    return c->nsizes ? c->sizes[0] : 8;
+}
+
+/* The message size after `sz`, or 0 after the last. Without -s: `sz` times the step, the largest
+ * size always included. */
 static inline size_t bench_next_size(const struct bench_cfg *c, size_t sz) {
+    if (c->nsizes) {
+        for (int i = 0; i + 1 < c->nsizes; i++)
+            if (c->sizes[i] == sz) return c->sizes[i + 1];
+        return 0;
+    }
+    if (sz >= c->max_size) return 0;
     size_t n = sz * (size_t)c->size_step;
-    if (n > c->max_size && sz < c->max_size) n = c->max_size;
-    return n;
+    return n > c->max_size ? c->max_size : n;
 }
 
 /* Calibrate how many repetitions of `op` make one batch last about target_ns. `op(arg)` runs the

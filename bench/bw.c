@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
     double ns[BENCH_MAX_SAMPLES];
     shmem_barrier_all();
 
-    for (size_t sz = 8; sz <= c.max_size; sz = bench_next_size(&c, sz)) {
+    for (size_t sz = bench_first_size(&c); sz; sz = bench_next_size(&c, sz)) {
         if (me == 0 && npes > 1) {
             int w = (int)(((size_t)1 << 20) / sz);
             if (w < 1) w = 1;

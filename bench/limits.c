@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
     /* every power of two even in quick mode (cheap), so that each benchmark size has its limit */
     struct bench_cfg all = c;
     all.size_step = 2;
-    for (size_t sz = 8; sz <= c.max_size; sz = bench_next_size(&all, sz)) {
+    for (size_t sz = bench_first_size(&all); sz; sz = bench_next_size(&all, sz)) {
         struct memcpy_arg m = {dst, src, sz};
         bench_measure(op_memcpy, &m, &c, ns);
         double copy[BENCH_MAX_SAMPLES];

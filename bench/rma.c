@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
         {"get_global", op_get, global_buf},
     };
     for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++) {
-        for (size_t sz = 8; sz <= c.max_size; sz = bench_next_size(&c, sz)) {
+        for (size_t sz = bench_first_size(&c); sz; sz = bench_next_size(&c, sz)) {
             if (me == 0 && npes > 1) {
                 struct rma_arg a = {figs[f].remote, local, sz, peer};
                 bench_measure(figs[f].op, &a, &c, ns);
