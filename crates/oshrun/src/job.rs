@@ -106,7 +106,7 @@ pub fn run(opts: &Options) -> i32 {
     let signals = match catch_signals() {
         Ok(fd) => fd,
         Err(e) => {
-            eprintln!("oshrun: cannot set up signal handling: {e}");
+            say!("oshrun: cannot set up signal handling: {e}");
             return 1;
         }
     };
@@ -127,7 +127,7 @@ pub fn run(opts: &Options) -> i32 {
     let launcher = match Launcher::new(opts) {
         Ok(launcher) => launcher,
         Err(e) => {
-            eprintln!("oshrun: cannot prepare the PEs' command line and environment: {e}");
+            say!("oshrun: cannot prepare the PEs' command line and environment: {e}");
             return 1;
         }
     };
@@ -150,7 +150,7 @@ pub fn run(opts: &Options) -> i32 {
                 }),
             }),
             Err(e) => {
-                eprintln!(
+                say!(
                     "oshrun: cannot start PE {rank} ({}): {e}",
                     opts.program.to_string_lossy()
                 );
@@ -301,7 +301,7 @@ impl Job {
         match poll(&mut fds, timeout) {
             Ok(_) | Err(Errno::EINTR) => {}
             Err(e) => {
-                eprintln!("oshrun: poll failed: {e}");
+                say!("oshrun: poll failed: {e}");
                 std::thread::sleep(Duration::from_millis(10));
                 return Vec::new();
             }
@@ -326,7 +326,7 @@ impl Job {
                 Ok(None) => break,
                 Err(Errno::EINTR) => {}
                 Err(e) => {
-                    eprintln!("oshrun: cannot read signals: {e}");
+                    say!("oshrun: cannot read signals: {e}");
                     break;
                 }
             }
@@ -339,7 +339,7 @@ impl Job {
             self.kill_all();
             return;
         }
-        eprintln!("oshrun: received {}, stopping the job", signal_name(signo));
+        say!("oshrun: received {}, stopping the job", signal_name(signo));
         self.fail(128 + signo, None);
     }
 
@@ -353,7 +353,7 @@ impl Job {
                 Ok(Some(exit)) => exit,
                 Ok(None) => continue,
                 Err(e) => {
-                    eprintln!("oshrun: cannot wait for PE {rank}: {e}");
+                    say!("oshrun: cannot wait for PE {rank}: {e}");
                     Exit::Code(1)
                 }
             };
@@ -372,19 +372,19 @@ impl Job {
         match exit {
             Exit::Signal { signo, core } => {
                 let core = if core { " (core dumped)" } else { "" };
-                eprintln!(
+                say!(
                     "oshrun: PE {rank} (pid {pid}) was killed by signal {signo} ({}){core}",
                     signal_name(signo)
                 );
                 self.fail(128 + signo, None);
             }
             Exit::UnnamedSignal => {
-                eprintln!("oshrun: PE {rank} (pid {pid}) was killed by a real-time signal");
+                say!("oshrun: PE {rank} (pid {pid}) was killed by a real-time signal");
                 self.fail(1, None);
             }
             Exit::Code(0) => {
                 if self.server.initialized(rank) && !self.server.finalized(rank) {
-                    eprintln!(
+                    say!(
                         "oshrun: PE {rank} (pid {pid}) exited without calling shmem_finalize"
                     );
                     self.fail(1, None);
@@ -392,7 +392,7 @@ impl Job {
             }
             Exit::Code(code) => {
                 if self.pes.iter().any(Pe::running) {
-                    eprintln!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
+                    say!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
                 }
                 self.fail(code, None);
             }
@@ -430,7 +430,7 @@ impl Job {
     fn check_clocks(&mut self) {
         let now = Instant::now();
         if self.stopping.is_none() && self.deadline.is_some_and(|d| now >= d) {
-            eprintln!("oshrun: job timed out after {} s", self.timeout_secs);
+            say!("oshrun: job timed out after {} s", self.timeout_secs);
             self.fail(EXIT_TIMEOUT, None);
         }
         if let Some(Stopping {
@@ -485,7 +485,7 @@ impl Job {
 
     fn apply(&mut self, rank: usize, outcome: Outcome) {
         if let Some(warning) = outcome.warning {
-            eprintln!("oshrun: PE {rank}: {warning}");
+            say!("oshrun: PE {rank}: {warning}");
         }
         for (to, line) in outcome.replies {
             self.send(to, &line);
@@ -506,7 +506,7 @@ impl Job {
                 io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
             );
             if !gone && self.stopping.is_none() {
-                eprintln!("oshrun: PE {to}: cannot send a PMI reply ({e}); closing its PMI socket");
+                say!("oshrun: PE {to}: cannot send a PMI reply ({e}); closing its PMI socket");
             }
             self.pes[to].pmi = None;
         }
@@ -519,7 +519,7 @@ impl Job {
             return;
         }
         let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
-        eprintln!(
+        say!(
             "oshrun: PE {rank} aborted the job with exit code {}{detail}",
             abort.code
         );

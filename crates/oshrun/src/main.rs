@@ -10,6 +10,16 @@
 
 #![forbid(unsafe_code)]
 
+/// Writes one line to oshrun's stderr. Unlike `eprintln!` it does not panic when stderr is gone
+/// (say, a pipe whose reader has exited): oshrun must still stop the PEs and exit with the job's
+/// status.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod job;
 mod output;
@@ -31,7 +41,7 @@ fn main() {
             0
         }
         Err(e) => {
-            eprintln!("oshrun: {e}\nTry 'oshrun --help' for more information.");
+            say!("oshrun: {e}\nTry 'oshrun --help' for more information.");
             2
         }
     };

@@ -273,6 +273,41 @@ fn failing_pe_stops_the_job_with_its_code() {
     assert_gone(&pids);
 }
 
+/// oshrun's stderr is a pipe nobody reads any more (`oshrun ... 2>&1 | head -1`): reporting the
+/// failing PE must not stop oshrun before it has stopped the others.
+#[test]
+fn failing_pe_with_stderr_closed() {
+    let file = Scratch::new("closed-stderr-pids");
+    let script = format!(
+        "if [ $PMI_RANK = 1 ]; then sleep 0.3; exit 3; fi; echo $$ >> {}; exec sleep 30",
+        file.0
+    );
+    let t0 = Instant::now();
+    let mut child = Command::new(OSHRUN)
+        .args(["--timeout", "40", "-np", "3", "sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start oshrun");
+    drop(child.stderr.take());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if t0.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("oshrun did not finish within {LIMIT:?}");
+        }
+        thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(3), "{status:?}");
+    let pids = file.pids();
+    assert_eq!(pids.len(), 2);
+    assert_gone(&pids);
+}
+
 #[test]
 fn pe_killed_by_a_signal() {
     let script = "if [ $PMI_RANK = 0 ]; then sleep 0.2; kill -SEGV $$; fi; exec sleep 30";
