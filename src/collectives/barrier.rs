@@ -15,7 +15,7 @@
 use super::{Group, Sync};
 use crate::runtime::handle::{self, WORLD_SLOT};
 use crate::runtime::team::Members;
-use crate::runtime::{wait, world::World};
+use crate::runtime::world::World;
 use crate::transport::shm::control::ASET_PES;
 use std::sync::atomic::Ordering;
 
@@ -42,7 +42,7 @@ pub fn team(w: &World, slot: usize, m: &Members) {
         let to = m.world((m.me + distance) % n);
         w.control_store(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
-        wait::until(|| flag.load(Ordering::Acquire) >= epoch);
+        w.wait_until(|| flag.load(Ordering::Acquire) >= epoch);
         distance *= 2;
         round += 1;
     }
@@ -59,7 +59,7 @@ fn active_set(w: &World, m: &Members) {
         let seen = &w.aset_seen[from];
         let next = seen.load(Ordering::Relaxed) + 1;
         let count = &mine.aset[from];
-        wait::until(|| count.load(Ordering::Acquire) >= next);
+        w.wait_until(|| count.load(Ordering::Acquire) >= next);
         seen.store(next, Ordering::Relaxed);
         distance *= 2;
     }

@@ -9,6 +9,7 @@
 
 use super::{Group, Sync, barrier, split};
 use crate::ops::net;
+use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::world::{Target, World};
 use crate::transport::shm;
 use crate::transport::shm::control::Control;
@@ -99,6 +100,7 @@ impl Coll<'_> {
                     net::get(
                         self.w,
                         self.call,
+                        SHMEM_CTX_DEFAULT,
                         pe,
                         seg,
                         off + at,

@@ -17,6 +17,7 @@
 
 use super::flat::{Coll, Combine};
 use crate::ops::net;
+use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
@@ -59,7 +60,17 @@ unsafe fn write_to(
         Target::Mapped(base) => unsafe { shm::copy((base + at) as *mut u8, src, len) },
         // SAFETY: forwarded contract.
         Target::Net(seg, off) => unsafe {
-            net::put(c.w, c.call, pe, seg, off + at, src, len, true)
+            net::put(
+                c.w,
+                c.call,
+                SHMEM_CTX_DEFAULT,
+                pe,
+                seg,
+                off + at,
+                src,
+                len,
+                true,
+            )
         },
     }
 }

@@ -73,6 +73,8 @@ impl Amo for f64 {
 /// segment and offset at the peer (UCX atomics).
 pub(crate) struct Slot<W> {
     w: &'static World,
+    /// The context, whose lane carries the atomic over UCX.
+    ctx: shmem_ctx_t,
     pe: usize,
     at: Target,
     _word: PhantomData<W>,
@@ -83,6 +85,7 @@ pub(crate) struct Slot<W> {
 pub(crate) fn slot<W: Word + AmoWord + Default>(
     w: &'static World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     what: &str,
     addr: usize,
     pe: usize,
@@ -93,6 +96,7 @@ pub(crate) fn slot<W: Word + AmoWord + Default>(
     }
     Slot {
         w,
+        ctx,
         pe,
         at: w.atomic_target(call, what, addr, size_of::<W>(), pe),
         _word: PhantomData,
@@ -109,7 +113,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
         match self.at {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::load(p as *mut W) },
-            Target::Net(seg, off) => net::load(self.w, call, self.pe, seg, off),
+            Target::Net(seg, off) => net::load(self.w, call, self.ctx, self.pe, seg, off),
         }
     }
 
@@ -120,7 +124,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::store(p as *mut W, v) },
             Target::Net(seg, off) => {
-                net::swap(self.w, call, self.pe, seg, off, v);
+                net::swap(self.w, call, self.ctx, self.pe, seg, off, v);
             }
         }
     }
@@ -131,7 +135,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
         match self.at {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::swap(p as *mut W, v) },
-            Target::Net(seg, off) => net::swap(self.w, call, self.pe, seg, off, v),
+            Target::Net(seg, off) => net::swap(self.w, call, self.ctx, self.pe, seg, off, v),
         }
     }
 
@@ -141,7 +145,9 @@ impl<W: Word + AmoWord + Default> Slot<W> {
         match self.at {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::compare_swap(p as *mut W, cond, v) },
-            Target::Net(seg, off) => net::compare_swap(self.w, call, self.pe, seg, off, cond, v),
+            Target::Net(seg, off) => {
+                net::compare_swap(self.w, call, self.ctx, self.pe, seg, off, cond, v)
+            }
         }
     }
 
@@ -159,7 +165,9 @@ impl<W: Word + AmoWord + Default> Slot<W> {
                     Rmw::Xor => W::fetch_xor(p, v),
                 }
             },
-            Target::Net(seg, off) => net::rmw(self.w, call, self.pe, seg, off, op, v, fetch),
+            Target::Net(seg, off) => {
+                net::rmw(self.w, call, self.ctx, self.pe, seg, off, op, v, fetch)
+            }
         }
     }
 }
@@ -179,7 +187,7 @@ fn target<T: Amo>(
         assert!(align_of::<T::Word>() == size_of::<T::Word>());
     }
     let (w, pe) = super::enter_pe(call, ctx, pe);
-    slot(w, call, what, addr, pe)
+    slot(w, call, ctx, what, addr, pe)
 }
 
 #[cold]

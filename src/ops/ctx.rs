@@ -70,7 +70,7 @@ pub fn ctx_destroy(call: &'static str, ctx: shmem_ctx_t) {
         fatal!(call, "SHMEM_CTX_DEFAULT cannot be destroyed");
     }
     let (_, c) = super::enter(call, ctx);
-    super::order::complete(call);
+    super::order::complete_ctx(call, ctx);
     c.release();
 }
 
@@ -121,5 +121,5 @@ pub unsafe fn ctx_session_start(
 /// `shmem_ctx_session_stop` (1.6): ends the session; the context's operations are complete.
 pub fn ctx_session_stop(call: &'static str, ctx: shmem_ctx_t) {
     let _ = super::enter(call, ctx);
-    super::order::complete(call);
+    super::order::complete_ctx(call, ctx);
 }

@@ -6,7 +6,7 @@
 //! holds the next ticket to hand out, the low half the ticket now served. The lock is free when
 //! they are equal, which the spec's initial value 0 is. `set_lock` takes a ticket with one atomic
 //! add on the high half and waits until the low half reaches it, so PEs get the lock in the order
-//! they asked (fair, FIFO); the wait spins on an atomic load and yields ([`wait::until`]), and no
+//! they asked (fair, FIFO); the wait spins on an atomic load and yields ([`crate::runtime::wait::until`]), and no
 //! wake-up can be lost since the holder's release is the very store the waiter reads. `test_lock`
 //! takes the lock only when it is free, with one compare-and-swap. `clear_lock` first completes
 //! this PE's earlier puts (quiet), then advances the low half with a compare-and-swap loop that
@@ -24,7 +24,8 @@
 use super::amo::{Slot, slot};
 use super::net::Rmw;
 use crate::fatal;
-use crate::runtime::{wait, world};
+use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::world;
 use crate::transport::shm::Word;
 use crate::transport::ucx::AmoWord;
 use std::ffi::{c_int, c_long};
@@ -80,7 +81,7 @@ fn to_word<L: Lock>(v: u64) -> L::Word {
 /// job's atomic path.
 fn word<L: Lock>(call: &'static str, lock: *mut L) -> Slot<L::Word> {
     let w = world::get(call);
-    slot(w, call, "lock", lock as usize, HOME)
+    slot(w, call, SHMEM_CTX_DEFAULT, "lock", lock as usize, HOME)
 }
 
 /// `shmem_set_lock`: waits for the lock, in the order the PEs asked for it, and takes it.
@@ -90,7 +91,7 @@ pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
         .rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true)
         .into();
     let mine = next_ticket::<L>(old);
-    wait::until(|| serving::<L>(p.load(call).into()) == mine);
+    world::wait_until(|| serving::<L>(p.load(call).into()) == mine);
 }
 
 /// `shmem_test_lock`: takes the lock and returns 0 if it is free, else returns 1 at once.

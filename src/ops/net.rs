@@ -16,13 +16,22 @@
 //! `memmove` like the shared-memory route.
 
 use crate::fatal;
+use crate::runtime::handle::{self, shmem_ctx_t};
 use crate::runtime::world::{Seg, World};
-use crate::transport::ucx::{self, AmoWord, Network, RemoteKey, Request};
+use crate::transport::ucx::{self, AmoWord, Lane, RemoteKey, Request};
 
 #[cold]
 #[inline(never)]
 pub(crate) fn failed(call: &'static str, pe: usize, e: ucx::Error) -> ! {
     fatal!(call, "UCX operation on PE {pe} failed: {e}")
+}
+
+/// The lane of context `ctx` (opened at its first operation), or the error naming `call`.
+#[inline]
+pub(crate) fn lane<'w>(w: &'w World, call: &'static str, ctx: shmem_ctx_t, pe: usize) -> &'w Lane {
+    w.net()
+        .lane(handle::lane_index(ctx))
+        .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// Waits for a request, or the error naming `call`.
@@ -48,6 +57,7 @@ fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: 
 pub(crate) unsafe fn put(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
@@ -55,7 +65,7 @@ pub(crate) unsafe fn put(
     len: usize,
     nbi: bool,
 ) {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     if overlaps_self(w, pe, seg, off, src as usize, len) {
         // SAFETY: the caller guarantees `src..src+len`.
         let bounce = unsafe { std::slice::from_raw_parts(src, len) }.to_vec();
@@ -81,6 +91,7 @@ pub(crate) unsafe fn put(
 pub(crate) fn put_value<T: Copy>(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
@@ -91,6 +102,7 @@ pub(crate) fn put_value<T: Copy>(
         put(
             w,
             call,
+            ctx,
             pe,
             seg,
             off,
@@ -111,6 +123,7 @@ pub(crate) fn put_value<T: Copy>(
 pub(crate) unsafe fn get(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
@@ -118,7 +131,7 @@ pub(crate) unsafe fn get(
     len: usize,
     nbi: bool,
 ) {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     if overlaps_self(w, pe, seg, off, dst as usize, len) {
         let mut bounce = vec![0u8; len];
         // SAFETY: `bounce` lives until the get completed, just below.
@@ -151,6 +164,7 @@ pub(crate) unsafe fn get(
 pub(crate) unsafe fn strided(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     to_peer: bool,
     pe: usize,
     seg: Seg,
@@ -161,7 +175,7 @@ pub(crate) unsafe fn strided(
     block: usize,
     count: usize,
 ) {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     if pe == w.me {
         // Blocks of this PE's own memory may overlap each other: one at a time, each as memmove.
         for i in 0..count as isize {
@@ -170,9 +184,9 @@ pub(crate) unsafe fn strided(
             // SAFETY: forwarded contract, block by block.
             unsafe {
                 if to_peer {
-                    put(w, call, pe, seg, r, l as *const u8, block, false)
+                    put(w, call, ctx, pe, seg, r, l as *const u8, block, false)
                 } else {
-                    get(w, call, pe, seg, r, l as *mut u8, block, false)
+                    get(w, call, ctx, pe, seg, r, l as *mut u8, block, false)
                 }
             }
         }
@@ -207,7 +221,7 @@ pub(crate) enum Rmw {
 }
 
 /// `pe`'s key of `seg`, or the error.
-fn key<'n>(net: &'n Network, call: &'static str, pe: usize, seg: Seg) -> &'n RemoteKey {
+fn key<'n>(net: &'n Lane, call: &'static str, pe: usize, seg: Seg) -> &'n RemoteKey {
     net.rkey(pe, seg as usize)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
@@ -218,6 +232,7 @@ fn key<'n>(net: &'n Network, call: &'static str, pe: usize, seg: Seg) -> &'n Rem
 pub(crate) fn rmw<W: AmoWord>(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
@@ -225,7 +240,7 @@ pub(crate) fn rmw<W: AmoWord>(
     value: W,
     fetch: bool,
 ) -> W {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     let k = key(net, call, pe, seg);
     let done = if fetch {
         net.order_reads().and_then(|()| match op {
@@ -251,12 +266,13 @@ pub(crate) fn rmw<W: AmoWord>(
 pub(crate) fn swap<W: AmoWord>(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
     value: W,
 ) -> W {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     net.order_reads()
         .and_then(|()| key(net, call, pe, seg).swap(off, value))
         .unwrap_or_else(|e| failed(call, pe, e))
@@ -267,13 +283,14 @@ pub(crate) fn swap<W: AmoWord>(
 pub(crate) fn compare_swap<W: AmoWord>(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
     cond: W,
     value: W,
 ) -> W {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     net.order_reads()
         .and_then(|()| key(net, call, pe, seg).compare_swap(off, cond, value))
         .unwrap_or_else(|e| failed(call, pe, e))
@@ -284,11 +301,12 @@ pub(crate) fn compare_swap<W: AmoWord>(
 pub(crate) fn load<W: AmoWord + Default>(
     w: &World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
 ) -> W {
-    let net = w.net();
+    let net = lane(w, call, ctx, pe);
     net.order_reads()
         .and_then(|()| key(net, call, pe, seg).fetch(off))
         .unwrap_or_else(|e| failed(call, pe, e))

@@ -1,26 +1,32 @@
 //! Memory ordering (OpenSHMEM 1.6 §9.11): fence, quiet, pe_quiet. On the shared-memory route every
 //! operation has completed when it returns; what remains is making its stores visible in order,
-//! which a full memory fence does. Over UCX, fence is a worker fence (operations issued before it
-//! reach every target before those issued after) and quiet a worker flush (every operation issued
-//! is complete at its target). Every context shares the one worker, so a context's quiet and fence
-//! also complete (harmlessly) every other context's operations.
+//! which a full memory fence does (and, harmlessly, for every context at once). Over UCX each
+//! context has a lane of its own (`transport::ucx::Lane`): fence is a fence of the lane's worker
+//! (operations issued before it reach every target before those issued after) and quiet a flush of
+//! it (every operation issued is complete at its target); other contexts' operations are untouched.
 
 use super::net;
 use crate::fatal;
-use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
 use crate::runtime::world::{self, World};
 use crate::transport::shm;
 use std::ffi::c_int;
 
-/// Completes every operation of this PE, on every route (quiet on the default context).
+/// Completes every operation of this PE on the default context, on every route (what barrier_all,
+/// the deprecated barrier and clear_lock need).
 pub(crate) fn complete(call: &'static str) {
-    complete_in(world::get(call), call);
+    complete_in(world::get(call), call, SHMEM_CTX_DEFAULT);
 }
 
-fn complete_in(w: &World, call: &'static str) {
+/// Completes every operation of context `ctx` (checked by the caller).
+pub(crate) fn complete_ctx(call: &'static str, ctx: shmem_ctx_t) {
+    complete_in(world::get(call), call, ctx);
+}
+
+fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     shm::order();
-    if let Some(net) = w.network()
-        && let Err(e) = net.quiet()
+    if w.network().is_some()
+        && let Err(e) = net::lane(w, call, ctx, w.me).quiet()
     {
         net::failed(call, w.me, e);
     }
@@ -30,8 +36,8 @@ fn complete_in(w: &World, call: &'static str) {
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
     let (w, _) = super::enter(call, ctx);
     shm::order();
-    if let Some(net) = w.network()
-        && let Err(e) = net.fence()
+    if w.network().is_some()
+        && let Err(e) = net::lane(w, call, ctx, w.me).fence()
     {
         net::failed(call, w.me, e);
     }
@@ -40,7 +46,7 @@ pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
 /// `shmem_quiet`: every put, AMO and nbi operation of the context is complete.
 pub fn quiet(call: &'static str, ctx: shmem_ctx_t) {
     let (w, _) = super::enter(call, ctx);
-    complete_in(w, call);
+    complete_in(w, call, ctx);
 }
 
 /// `shmem_pe_quiet` (1.6): quiet for the operations to the listed PEs.
@@ -64,7 +70,7 @@ pub unsafe fn pe_quiet(
             super::pe_of(call, w, c, pe);
         }
     }
-    // A worker flush completes the listed PEs' operations with the others': as cheap as flushing
-    // their endpoints one by one, and one call.
-    complete_in(w, call);
+    // A flush of the lane completes the listed PEs' operations with the others': as cheap as
+    // flushing their endpoints one by one, and one call.
+    complete_in(w, call, ctx);
 }

@@ -4,7 +4,7 @@
 //!
 //! The variables are this PE's own copies: other PEs update them with puts and atomics. A wait
 //! loads each variable atomically with acquire ordering (so what the updating PE stored before its
-//! update is visible once the wait returns) and spins through [`wait::until`]: a bounded number of
+//! update is visible once the wait returns) and spins through [`crate::runtime::wait::until`]: a bounded number of
 //! checks, then a yield per check. A `test` loads once and never blocks.
 //!
 //! Checks, always on: the library is initialized, `cmp` is one of the six `SHMEM_CMP_*` values,
@@ -17,7 +17,7 @@ use crate::api::constants::{
     SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT, SHMEM_CMP_NE,
 };
 use crate::fatal;
-use crate::runtime::{wait, world};
+use crate::runtime::world;
 use crate::transport::shm::Word;
 use std::ffi::c_int;
 use std::mem::size_of;
@@ -148,7 +148,7 @@ pub(crate) fn wait_value<T: Ivar>(
     let cmp = Cmp::parse(call, cmp);
     let p = local(call, what, ivar, 1);
     let mut seen = read::<T>(p, 0);
-    wait::until(|| {
+    world::wait_until(|| {
         seen = read::<T>(p, 0);
         cmp.holds(seen, cmp_value)
     });
@@ -258,7 +258,7 @@ impl<T: Ivar> Set<'_, T> {
     fn all(&self, block: bool) -> bool {
         for i in (0..self.nelems).filter(|&i| self.active(i)) {
             if block {
-                wait::until(|| self.ready(i));
+                world::wait_until(|| self.ready(i));
             } else if !self.ready(i) {
                 return false;
             }
@@ -278,7 +278,7 @@ impl<T: Ivar> Set<'_, T> {
             return scan();
         }
         let mut found = usize::MAX;
-        wait::until(|| {
+        world::wait_until(|| {
             found = scan();
             found != usize::MAX
         });
@@ -311,7 +311,7 @@ impl<T: Ivar> Set<'_, T> {
             return scan();
         }
         let mut n = 0;
-        wait::until(|| {
+        world::wait_until(|| {
             n = scan();
             n > 0
         });

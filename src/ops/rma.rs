@@ -71,7 +71,7 @@ unsafe fn contiguous<T: Copy>(
             Target::Mapped(remote) => unsafe { shm::copy(remote as *mut u8, source.cast(), len) },
             // SAFETY: as above; an nbi source stays unchanged until quiet (the C caller's part).
             Target::Net(seg, off) => unsafe {
-                net::put(w, call, pe, seg, off, source.cast(), len, nbi)
+                net::put(w, call, ctx, pe, seg, off, source.cast(), len, nbi)
             },
         }
     } else {
@@ -80,7 +80,7 @@ unsafe fn contiguous<T: Copy>(
             Target::Mapped(remote) => unsafe { shm::copy(dest.cast(), remote as *const u8, len) },
             // SAFETY: as above.
             Target::Net(seg, off) => unsafe {
-                net::get(w, call, pe, seg, off, dest.cast(), len, nbi)
+                net::get(w, call, ctx, pe, seg, off, dest.cast(), len, nbi)
             },
         }
     }
@@ -171,6 +171,7 @@ unsafe fn strided<T: Copy>(
                 net::strided(
                     w,
                     call,
+                    ctx,
                     to_peer,
                     pe,
                     seg,
@@ -282,7 +283,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
     match w.target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
-        Target::Net(seg, off) => net::put_value(w, call, pe, seg, off, value),
+        Target::Net(seg, off) => net::put_value(w, call, ctx, pe, seg, off, value),
     }
 }
 
@@ -305,6 +306,7 @@ pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T,
                 net::get(
                     w,
                     call,
+                    ctx,
                     pe,
                     seg,
                     off,

@@ -47,10 +47,11 @@ fn bad_sig_op(call: &'static str, sig_op: c_int) -> ! {
 fn signal_word(
     w: &'static World,
     call: &'static str,
+    ctx: shmem_ctx_t,
     sig_addr: *const u64,
     pe: usize,
 ) -> Slot<u64> {
-    slot(w, call, "sig_addr", sig_addr as usize, pe)
+    slot(w, call, ctx, "sig_addr", sig_addr as usize, pe)
 }
 
 /// Copies the data, fences, updates the signal.
@@ -76,13 +77,13 @@ unsafe fn put_then_signal<T: Copy>(
         _ => bad_sig_op(call, sig_op),
     };
     let (w, world_pe) = enter_pe(call, ctx, pe);
-    let target = signal_word(w, call, sig_addr, world_pe);
+    let target = signal_word(w, call, ctx, sig_addr, world_pe);
     // SAFETY: forwarded contract; `put` checks the destination range.
     unsafe { rma::put(call, ctx, dest, source, nelems, pe) };
     shm::order();
     if !w.cpu_atomics {
         // The data may have gone over UCX: the signal's atomic must not overtake it.
-        if let Err(e) = w.net().fence() {
+        if let Err(e) = super::net::lane(w, call, ctx, world_pe).fence() {
             super::net::failed(call, world_pe, e);
         }
     }
@@ -155,14 +156,14 @@ pub fn fetch(call: &'static str, sig_addr: *const u64) -> u64 {
 /// `shmem_signal_add` (1.6): adds `signal` to `sig_addr` on `pe`.
 pub fn add(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
     let (w, world_pe) = enter_pe(call, ctx, pe);
-    let target = signal_word(w, call, sig_addr, world_pe);
+    let target = signal_word(w, call, ctx, sig_addr, world_pe);
     target.rmw(call, Rmw::Add, signal, false);
 }
 
 /// `shmem_signal_set` (1.6): stores `signal` into `sig_addr` on `pe`.
 pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64, pe: c_int) {
     let (w, world_pe) = enter_pe(call, ctx, pe);
-    let target = signal_word(w, call, sig_addr, world_pe);
+    let target = signal_word(w, call, ctx, sig_addr, world_pe);
     target.store(call, signal);
 }
 

@@ -125,6 +125,15 @@ pub fn create_context(slot: usize, options: c_long) -> Option<shmem_ctx_t> {
         .map(|c| shmem_ctx_t(c as *const Context as *mut rshmem_ctx))
 }
 
+/// Lanes a UCX network needs: one per context object, the default one included.
+pub(crate) const LANES: usize = MAX_CONTEXTS + 1;
+
+/// The UCX lane of a context handle (already checked to be valid): 0 for the default context,
+/// `1 + i` for context object `i` of the pool.
+pub fn lane_index(ctx: shmem_ctx_t) -> usize {
+    element(&CONTEXTS, ctx.0 as usize).map_or(0, |(i, _)| i + 1)
+}
+
 /// Whether `ctx` is `SHMEM_CTX_DEFAULT`.
 pub fn is_default(ctx: shmem_ctx_t) -> bool {
     ctx == SHMEM_CTX_DEFAULT

@@ -44,7 +44,13 @@ pub fn configure(local_pes: usize) {
 
 /// Returns when `done()` is true.
 #[inline]
-pub fn until(mut done: impl FnMut() -> bool) {
+pub fn until(done: impl FnMut() -> bool) {
+    until_polling(done, || {})
+}
+
+/// As [`until`], calling `poll` before each yield: a PE whose UCX operations wait in a queue for
+/// the progress of its own worker (a full socket) gets them moving while it waits for a peer.
+pub fn until_polling(mut done: impl FnMut() -> bool, mut poll: impl FnMut()) {
     if done() {
         return;
     }
@@ -62,6 +68,7 @@ pub fn until(mut done: impl FnMut() -> bool) {
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
     while !done() {
+        poll();
         std::thread::yield_now();
     }
 }

@@ -256,6 +256,15 @@ fn host_id() -> String {
         .collect()
 }
 
+/// Waits until `done()`, moving the default UCX lane's queue meanwhile if the job uses UCX (see
+/// [`World::wait_until`]); a plain [`super::wait::until`] otherwise.
+pub fn wait_until(done: impl FnMut() -> bool) {
+    match try_get() {
+        Some(w) => w.wait_until(done),
+        None => super::wait::until(done),
+    }
+}
+
 /// Builds the World: configuration, bootstrap, segments, peers' mappings.
 fn build(call: &'static str) -> World {
     let boot = bootstrap::from_environment()
@@ -486,7 +495,7 @@ impl World {
                 fatal!(call, "launcher exchange of the UCX cards failed: {e}");
             }
         }
-        let net = Network::connect(local, &cards)
+        let net = Network::connect(local, &cards, super::handle::LANES)
             .unwrap_or_else(|e| fatal!(call, "cannot connect to the UCX peers: {e}"));
         self.net
             .store(Box::into_raw(Box::new(net)), Ordering::Release);
@@ -499,6 +508,16 @@ impl World {
             return None;
         }
         Some(self.net())
+    }
+
+    /// Waits until `done()` ([`super::wait::until`]), moving what the default UCX lane has queued
+    /// meanwhile when the job uses UCX.
+    #[inline]
+    pub fn wait_until(&self, done: impl FnMut() -> bool) {
+        match self.network() {
+            None => super::wait::until(done),
+            Some(net) => super::wait::until_polling(done, || net.default_lane().poll()),
+        }
     }
 
     /// The UCX network (some PE is on the UCX route, and the World is initialized).
@@ -641,6 +660,7 @@ impl World {
             Err(off) => {
                 let added = self
                     .net()
+                    .default_lane()
                     .rkey(pe, Seg::Heap as usize)
                     .and_then(|k| k.add(off, value));
                 if let Err(e) = added {
@@ -663,7 +683,7 @@ impl World {
         match self.control_target(pe, &field) {
             Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
-                let net = self.net();
+                let net = self.net().default_lane();
                 // SAFETY: `value` lives on this frame until the put completed locally, below.
                 let put =
                     unsafe { net.put(pe, Seg::Heap as usize, off, (&raw const value).cast(), 8) };
@@ -699,6 +719,7 @@ impl World {
                 };
                 let loaded = self
                     .net()
+                    .default_lane()
                     .rkey(pe, Seg::Heap as usize)
                     .and_then(|k| k.get(off, bytes));
                 if let Err(e) = loaded {

@@ -384,9 +384,7 @@ impl Job {
             }
             Exit::Code(0) => {
                 if self.server.initialized(rank) && !self.server.finalized(rank) {
-                    say!(
-                        "oshrun: PE {rank} (pid {pid}) exited without calling shmem_finalize"
-                    );
+                    say!("oshrun: PE {rank} (pid {pid}) exited without calling shmem_finalize");
                     self.fail(1, None);
                 }
             }

@@ -44,7 +44,7 @@ pub mod rma;
 pub mod worker;
 
 pub use context::{Context, MemoryRegion};
-pub use network::{Local, Network};
+pub use network::{Lane, Local, Network};
 pub use progress::ProgressThread;
 pub use rma::{AmoWord, RemoteKey};
 pub use worker::{Armed, Endpoint, Request, Worker};

@@ -1,40 +1,51 @@
-//! One PE's UCX network: the context, the worker of the default context, the registered
-//! symmetric segments, an endpoint and the remote keys of every PE, and the progress thread.
+//! One PE's UCX network: the context, the registered symmetric segments, the worker its peers
+//! reach it through and the progress thread that serves that worker, and one [`Lane`] per shmem
+//! context for the operations this PE starts.
+//!
+//! Two kinds of worker, so that no worker is ever progressed by two threads (UCX guards a worker
+//! of `UCS_THREAD_MODE_MULTI` with a spinlock; on a busy node the holder gets preempted and the
+//! other thread spins out its time slice: barriers over TCP took milliseconds that way):
+//! - the *target* worker: its address is the one peers connect to; only the progress thread
+//!   progresses it, answering the peers' software-emulated puts, gets and atomics while this PE
+//!   computes;
+//! - a *lane* per shmem context (the default one and each created context, opened at the first
+//!   use): a worker with an endpoint and the remote keys of every PE, progressed by the thread
+//!   that waits for one of its operations. Quiet and fence of a context act on its lane only.
 //!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
-//! registers this PE's segments and describes them in a [`Local::card`] (text: worker address,
-//! then base, length and packed remote key per segment); [`Network::connect`] takes every PE's
-//! card (this PE's included: a PE on the UCX route reaches itself through its own endpoint too),
-//! creates the endpoints, unpacks the keys and starts the progress thread.
+//! registers this PE's segments and describes them in a [`Local::card`] (text: target worker
+//! address, then base, length and packed remote key per segment); [`Network::connect`] takes every
+//! PE's card (this PE's included: a PE on the UCX route reaches itself through UCX too), opens the
+//! default lane and starts the progress thread.
 //!
-//! Invariants: every PE has an endpoint and, for each segment it registered, a remote key; segment
-//! `s` of the cards is segment `s` of every accessor here. [`Network::shutdown`] closes the
-//! endpoints within a deadline before it stops the progress thread, so the PE keeps answering
-//! its peers while they close theirs.
+//! Invariants: every lane has an endpoint and, for each segment a PE registered, a remote key;
+//! segment `s` of the cards is segment `s` of every accessor here. [`Network::close`] closes the
+//! endpoints within a deadline before the progress thread stops, so the PE keeps answering its
+//! peers while they close theirs.
 //!
-//! Ordering: UCX may deliver a get before an earlier put to the same PE (different lanes). The
-//! network counts puts issued and the puts a fence has covered; a get or a fetching atomic issued
-//! while some put is not covered first fences the worker, so a PE reads what it wrote.
+//! Ordering: UCX may deliver a get before an earlier put to the same PE (different lanes of the
+//! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
+//! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 
 use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Worker,
 };
 use std::fmt::Write as _;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
 
-/// This PE's side before connecting: the context, the worker, the registered segments.
+/// This PE's side before connecting: the context, the target worker, the registered segments.
 pub struct Local {
     context: Context,
-    worker: Worker,
+    target: Worker,
     /// Per segment: the region, or `None` for an empty segment.
     regions: Vec<Option<MemoryRegion>>,
 }
 
 impl Local {
-    /// A context (RMA, AMO32, AMO64, configured by `UCX_*`), its worker, and the segments
+    /// A context (RMA, AMO32, AMO64, configured by `UCX_*`), its target worker, and the segments
     /// `(base, len)` registered (an empty one is skipped).
     ///
     /// # Safety
@@ -42,7 +53,7 @@ impl Local {
     /// and accessed locally only as shared memory (see [`MemoryRegion::map`]).
     pub unsafe fn new(segments: &[(usize, usize)]) -> Result<Local> {
         let context = Context::new()?;
-        let worker = Worker::new(&context)?;
+        let target = Worker::new(&context)?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
             regions.push(if len == 0 {
@@ -54,14 +65,14 @@ impl Local {
         }
         Ok(Local {
             context,
-            worker,
+            target,
             regions,
         })
     }
 
     /// What a peer needs to reach this PE: `address/base.len.key/...` in hexadecimal.
     pub fn card(&self) -> Result<String> {
-        let mut card = hex(&self.worker.address()?);
+        let mut card = hex(&self.target.address()?);
         for region in &self.regions {
             match region {
                 Some(r) => {
@@ -80,7 +91,41 @@ impl Local {
     }
 }
 
-/// A peer as this PE reaches it.
+/// A PE's card, decoded.
+struct Card {
+    address: Vec<u8>,
+    /// Per segment: base, length and packed key, or `None` for an empty segment.
+    segments: Vec<Option<(u64, usize, Vec<u8>)>>,
+}
+
+impl Card {
+    fn parse(text: &str, segments: usize) -> Result<Card> {
+        let mut fields = text.split('/');
+        let address = fields.next().and_then(unhex).ok_or_else(bad_card)?;
+        let mut parsed = Vec::new();
+        for segment in fields {
+            let mut parts = segment.split('.');
+            let mut number = || {
+                parts
+                    .next()
+                    .and_then(|t| usize::from_str_radix(t, 16).ok())
+                    .ok_or_else(bad_card)
+            };
+            let (base, len) = (number()?, number()?);
+            let packed = parts.next().and_then(unhex).ok_or_else(bad_card)?;
+            parsed.push((len != 0).then_some((base as u64, len, packed)));
+        }
+        if parsed.len() != segments {
+            return Err(bad_card());
+        }
+        Ok(Card {
+            address,
+            segments: parsed,
+        })
+    }
+}
+
+/// A peer as a lane reaches it.
 struct Peer {
     /// Per segment: the key, or `None` for a segment the peer has empty. Dropped before the
     /// endpoint (field order), as UCX requires.
@@ -88,71 +133,45 @@ struct Peer {
     endpoint: Endpoint,
 }
 
-/// Every PE reachable over UCX, and the thread that answers them.
-pub struct Network {
+/// The operations of one shmem context: a worker of their own, an endpoint and the remote keys of
+/// every PE, and what quiet and fence need to know.
+pub struct Lane {
     peers: Vec<Peer>,
-    progress: Option<ProgressThread>,
     worker: Worker,
-    _regions: Vec<Option<MemoryRegion>>,
-    _context: Context,
     /// Puts issued, and the count of them the last fence covered.
     puts: AtomicU64,
     fenced: AtomicU64,
-    /// Non-blocking gets still in flight: [`Network::quiet`] waits for each before it flushes
-    /// the worker (a worker flush alone was seen to return before a large get over shared
-    /// memory had written all of its destination).
+    /// Non-blocking gets still in flight: [`Lane::quiet`] waits for each before it flushes the
+    /// worker (a worker flush alone was seen to return before a large get over shared memory had
+    /// written all of its destination).
     gets: Mutex<Vec<Request>>,
 }
 
-/// A card that does not parse.
-fn bad_card() -> Error {
-    Error {
-        call: "reading a peer's UCX card (not written by this library version)",
-        status: UCS_ERR_INVALID_PARAM,
-    }
-}
-
-impl Network {
-    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned.
-    pub fn connect(local: Local, cards: &[String]) -> Result<Network> {
+impl Lane {
+    /// A new worker connected to every PE of `cards`.
+    fn open(context: &Context, cards: &[Card]) -> Result<Lane> {
+        let worker = Worker::new(context)?;
         let mut peers = Vec::with_capacity(cards.len());
         for card in cards {
-            let mut fields = card.split('/');
-            let address = fields.next().and_then(unhex).ok_or_else(bad_card)?;
             // SAFETY: the address is the bytes a peer's Worker::address produced (the card format
             // is checked by the decoding; the bytes are UCX's).
-            let endpoint = unsafe { local.worker.connect(&address) }?;
-            let mut rkeys = Vec::new();
-            for segment in fields {
-                let mut parts = segment.split('.');
-                let mut number = || {
-                    parts
-                        .next()
-                        .and_then(|t| usize::from_str_radix(t, 16).ok())
-                        .ok_or_else(bad_card)
-                };
-                let (base, len) = (number()?, number()?);
-                let packed = parts.next().and_then(unhex).ok_or_else(bad_card)?;
-                rkeys.push(if len == 0 {
-                    None
-                } else {
+            let endpoint = unsafe { worker.connect(&card.address) }?;
+            let mut rkeys = Vec::with_capacity(card.segments.len());
+            for segment in &card.segments {
+                rkeys.push(match segment {
                     // SAFETY: `packed` is the peer's packed key of the region it registered at
                     // `base..base+len`, as its card says.
-                    Some(unsafe { endpoint.unpack_rkey(&packed, base as u64, len) }?)
+                    Some((base, len, packed)) => {
+                        Some(unsafe { endpoint.unpack_rkey(packed, *base, *len) }?)
+                    }
+                    None => None,
                 });
-            }
-            if rkeys.len() != local.regions.len() {
-                return Err(bad_card());
             }
             peers.push(Peer { rkeys, endpoint });
         }
-        let progress = Some(ProgressThread::spawn(&local.worker)?);
-        Ok(Network {
+        Ok(Lane {
             peers,
-            progress,
-            worker: local.worker,
-            _regions: local.regions,
-            _context: local.context,
+            worker,
             puts: AtomicU64::new(0),
             fenced: AtomicU64::new(0),
             gets: Mutex::new(Vec::new()),
@@ -169,7 +188,7 @@ impl Network {
     }
 
     /// Starts a put of `len` bytes from `src` to `offset` of `pe`'s segment `seg`; the request
-    /// completes when `src` may be reused, the data is at the target after [`Network::quiet`].
+    /// completes when `src` may be reused, the data is at the target after [`Lane::quiet`].
     ///
     /// # Safety
     /// `src..src+len` must stay readable and unchanged until the request completes.
@@ -189,7 +208,7 @@ impl Network {
     }
 
     /// Starts a get of `len` bytes from `offset` of `pe`'s segment `seg` into `dst`, ordered after
-    /// this PE's earlier puts.
+    /// this lane's earlier puts.
     ///
     /// # Safety
     /// `dst..dst+len` must stay writable and unread until the request completes.
@@ -207,7 +226,7 @@ impl Network {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
-    /// Keeps a non-blocking get's request until the next [`Network::quiet`].
+    /// Keeps a non-blocking get's request until the next [`Lane::quiet`].
     pub fn track(&self, request: Request) -> Result<()> {
         if !request.is_complete()? {
             self.gets
@@ -250,15 +269,102 @@ impl Network {
         Ok(())
     }
 
-    /// Closes every endpoint, waiting until `deadline` at the latest. Call it once the PEs agreed
-    /// that no operation targets this PE any more, and keep the progress thread running until
-    /// every PE has closed its endpoints too (a bootstrap barrier), then [`Network::stop`] it.
-    pub fn close(&mut self, deadline: Instant) -> Result<()> {
+    /// Moves what the worker has queued (sends a full socket held back), without waiting.
+    #[inline]
+    pub fn poll(&self) {
+        self.worker.progress();
+    }
+
+    /// Closes every endpoint, waiting until `deadline` at the latest.
+    fn close(&mut self, deadline: Instant) -> Result<()> {
         let mut first_error = Ok(());
         for peer in self.peers.drain(..) {
             let Peer { rkeys, endpoint } = peer;
             drop(rkeys);
             let closed = endpoint.close_by(deadline);
+            if first_error.is_ok() {
+                first_error = closed;
+            }
+        }
+        first_error
+    }
+}
+
+/// Every PE reachable over UCX, the lanes to them, and the thread that answers them.
+pub struct Network {
+    /// Lane `i` serves shmem context `i` (0: the default context); opened at the first use.
+    lanes: Box<[OnceLock<Lane>]>,
+    cards: Vec<Card>,
+    progress: Option<ProgressThread>,
+    _target: Worker,
+    _regions: Vec<Option<MemoryRegion>>,
+    context: Context,
+}
+
+/// A card that does not parse.
+fn bad_card() -> Error {
+    Error {
+        call: "reading a peer's UCX card (not written by this library version)",
+        status: UCS_ERR_INVALID_PARAM,
+    }
+}
+
+impl Network {
+    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
+    /// `lanes` lanes; the default one (0) is opened now.
+    pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
+        let cards = cards
+            .iter()
+            .map(|c| Card::parse(c, local.regions.len()))
+            .collect::<Result<Vec<Card>>>()?;
+        let default = Lane::open(&local.context, &cards)?;
+        let lanes: Box<[OnceLock<Lane>]> = (0..lanes.max(1)).map(|_| OnceLock::new()).collect();
+        let _ = lanes[0].set(default);
+        let progress = Some(ProgressThread::spawn(&local.target)?);
+        Ok(Network {
+            lanes,
+            cards,
+            progress,
+            _target: local.target,
+            _regions: local.regions,
+            context: local.context,
+        })
+    }
+
+    /// The default context's lane.
+    #[inline(always)]
+    pub fn default_lane(&self) -> &Lane {
+        self.lanes[0]
+            .get()
+            .expect("the default lane is opened by connect")
+    }
+
+    /// Lane `i`, opened now if this is its first use.
+    #[inline]
+    pub fn lane(&self, i: usize) -> Result<&Lane> {
+        match self.lanes[i].get() {
+            Some(lane) => Ok(lane),
+            None => self.open_lane(i),
+        }
+    }
+
+    #[cold]
+    fn open_lane(&self, i: usize) -> Result<&Lane> {
+        let lane = Lane::open(&self.context, &self.cards)?;
+        // Two threads opening one lane at once (a context is created on one, so this is only a
+        // program's race): the loser's lane is dropped.
+        let _ = self.lanes[i].set(lane);
+        Ok(self.lanes[i].get().expect("set just above"))
+    }
+
+    /// Closes every endpoint of every lane, waiting until `deadline` at the latest. Call it once
+    /// the PEs agreed that no operation targets this PE any more, and keep the progress thread
+    /// running until every PE has closed its endpoints too (a bootstrap barrier), then
+    /// [`Network::stop`] it.
+    pub fn close(&mut self, deadline: Instant) -> Result<()> {
+        let mut first_error = Ok(());
+        for lane in self.lanes.iter_mut().filter_map(OnceLock::get_mut) {
+            let closed = lane.close(deadline);
             if first_error.is_ok() {
                 first_error = closed;
             }
