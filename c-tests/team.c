@@ -3,7 +3,7 @@
 // Teams: the predefined teams, translate_pe, get_config, team_ptr, strided splits (stride 1, 2 and
 // negative), 2-D splits of the world and of a strided team, invalid arguments (nonzero and
 // SHMEM_TEAM_INVALID on every PE), many teams alive at once, and a sync and a sum on each team,
-// checked against what the PE numbers say.
+// checked against what the PE numbers say. SHMEM_TEAM_SHARED must be the PEs shmem_ptr reaches.
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +55,19 @@ int main(void)
     npes = shmem_n_pes();
 
     check_team("SHMEM_TEAM_WORLD", SHMEM_TEAM_WORLD, 0, 1, npes);
-    check_team("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, 0, 1, npes);
+    /* SHMEM_TEAM_SHARED: exactly the PEs whose memory this PE addresses with shmem_ptr (every PE
+     * under oshrun; only itself when SHMEM_TRANSPORT=ucx; the PEs of its host across hosts). */
+    int shared[64], nshared = 0;
+    for (int w = 0; w < npes && nshared < 64; w++)
+        if (shmem_ptr(&src, w) != NULL)
+            shared[nshared++] = w;
+    CHECK(nshared >= 1, "shmem_ptr is NULL for every PE, this one too");
+    if (nshared >= 1) {
+        int stride = nshared > 1 ? shared[1] - shared[0] : 1;
+        for (int k = 1; k < nshared; k++)
+            CHECK(shared[k] - shared[k - 1] == stride, "the PEs shmem_ptr reaches are not evenly spaced");
+        check_team("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, shared[0], stride, nshared);
+    }
     CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1, "my_pe(INVALID) != -1");
     CHECK(shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1, "n_pes(INVALID) != -1");
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, npes, SHMEM_TEAM_WORLD) == -1,

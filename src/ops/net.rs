@@ -242,21 +242,28 @@ pub(crate) fn rmw<W: AmoWord>(
 ) -> W {
     let net = lane(w, call, ctx, pe);
     let k = key(net, call, pe, seg);
-    let done = if fetch {
-        net.order_reads().and_then(|()| match op {
+    // A peer whose memory is also mapped here (this node's PEs in a multi-node job) is read with
+    // loads: a non-fetching atomic to it must have landed when it returns, as on the
+    // shared-memory route, so it waits for the reply like a fetching one.
+    let mapped = w.segments[seg as usize].peers[pe] != 0;
+    let done = if fetch || mapped {
+        let old = net.order_reads().and_then(|()| match op {
             Rmw::Add => k.fetch_add(off, value),
             Rmw::And => k.fetch_and(off, value),
             Rmw::Or => k.fetch_or(off, value),
             Rmw::Xor => k.fetch_xor(off, value),
-        })
+        });
+        if fetch { old } else { old.map(|_| value) }
     } else {
-        match op {
+        let sent = match op {
             Rmw::Add => k.add(off, value),
             Rmw::And => k.and(off, value),
             Rmw::Or => k.or(off, value),
             Rmw::Xor => k.xor(off, value),
-        }
-        .map(|()| value)
+        };
+        // Like a put: a later get or fetching atomic of this lane fences behind it.
+        net.note_write();
+        sent.map(|()| value)
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
 }

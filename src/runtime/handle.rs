@@ -172,10 +172,40 @@ pub fn open_predefined_teams(w: &World) {
         size: w.npes,
         me: w.me,
     };
-    for slot in [WORLD_SLOT, SHARED_SLOT] {
+    for (slot, members) in [(WORLD_SLOT, world), (SHARED_SLOT, shared_members(w))] {
         let t = &TEAMS[slot];
         let epoch = t.epoch.load(std::sync::atomic::Ordering::Relaxed);
-        t.open(world, 0, epoch);
+        t.open(members, 0, epoch);
+    }
+}
+
+/// `SHMEM_TEAM_SHARED`: the PEs whose memory this PE maps (itself included), when they are
+/// evenly spaced in the world, as a team's members must be (launchers place ranks by node in
+/// blocks or round robin, both evenly spaced when the nodes have the same number of PEs);
+/// otherwise this PE alone. Every PE of a node computes the same set, so they agree.
+fn shared_members(w: &World) -> super::team::Members {
+    let heap = &w.segments[super::world::Seg::Heap as usize];
+    let mapped: Vec<usize> = (0..w.npes)
+        .filter(|&pe| pe == w.me || heap.peers[pe] != 0)
+        .collect();
+    let alone = super::team::Members {
+        start: w.me,
+        stride: 1,
+        size: 1,
+        me: 0,
+    };
+    if mapped.len() < 2 {
+        return alone;
+    }
+    let stride = mapped[1] - mapped[0];
+    if mapped.windows(2).any(|p| p[1] - p[0] != stride) {
+        return alone;
+    }
+    super::team::Members {
+        start: mapped[0],
+        stride: stride as isize,
+        size: mapped.len(),
+        me: (w.me - mapped[0]) / stride,
     }
 }
 

@@ -226,6 +226,13 @@ impl Lane {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
+    /// Counts a write that is not a put (a non-fetching atomic), so that [`Lane::order_reads`]
+    /// fences behind it too.
+    #[inline]
+    pub fn note_write(&self) {
+        self.puts.fetch_add(1, Ordering::Release);
+    }
+
     /// Keeps a non-blocking get's request until the next [`Lane::quiet`].
     pub fn track(&self, request: Request) -> Result<()> {
         if !request.is_complete()? {
