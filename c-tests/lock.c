@@ -3,7 +3,8 @@
 // Distributed locks, with the lock on the symmetric heap and in global data.
 //  - Mutual exclusion: every PE increments a counter on PE 0 with a non-atomic get, a pause and a
 //    put under the lock, and marks an owner word (an atomic swap that must find it free); the
-//    counter must come out exact. Bounded to a few seconds: a fixed number of rounds per PE.
+//    counter must come out exact. Bounded to a few seconds: a fixed number of rounds per PE
+//    (1000, or argument 1: scripts/netns-hosts runs fewer, where every round crosses TCP).
 //  - The same with the lock taken by spinning on shmem_test_lock.
 //  - test_lock semantics: 0 and the lock taken when it is free, 1 (at once) when another PE or
 //    this PE holds it; after clear_lock the next PE gets it.
@@ -11,12 +12,13 @@
 #include <sched.h>
 #include <shmem.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define MAX_PES 1024
 #define ROUNDS 1000
 
-static int me, npes;
+static int me, npes, rounds = ROUNDS;
 static long errors;
 static long all_errors[MAX_PES];
 
@@ -50,7 +52,7 @@ static void exclusion(long *lock, const char *where, int by_test)
     if (me == 0)
         counter = 0;
     shmem_barrier_all();
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         if (by_test) {
             while (shmem_test_lock(lock) != 0)
                 sched_yield(); /* 8 PEs share 2 cores in the tests */
@@ -61,8 +63,8 @@ static void exclusion(long *lock, const char *where, int by_test)
         shmem_clear_lock(lock);
     }
     shmem_barrier_all();
-    if (me == 0 && counter != (long)ROUNDS * npes)
-        report(where, how, (long long)ROUNDS * npes, counter);
+    if (me == 0 && counter != (long)rounds * npes)
+        report(where, how, (long long)rounds * npes, counter);
     shmem_barrier_all();
 }
 
@@ -111,12 +113,18 @@ static void run(long *lock, const char *where)
     test_semantics(lock, where);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (me == 0)
-        printf("lock: %s lock, %d PEs x %d rounds x 2: %.3f s\n", where, npes, ROUNDS,
+        printf("lock: %s lock, %d PEs x %d rounds x 2: %.3f s\n", where, npes, rounds,
                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1)
+        rounds = atoi(argv[1]);
+    if (rounds < 1) {
+        fprintf(stderr, "lock: the rounds (argument 1) must be a positive number\n");
+        return 2;
+    }
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
