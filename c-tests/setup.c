@@ -4,13 +4,16 @@
 // Library setup and queries: shmem_query_initialized before, during and after; three init/finalize
 // rounds (shmem_init, shmem_init_thread, deprecated start_pes) with RMA in each; thread levels;
 // info version and name against the header's macros; pe_accessible, addr_accessible and shmem_ptr
-// on heap, global and stack memory, with writes through shmem_ptr seen after a barrier (or, with
-// SHMEM_TRANSPORT=ucx, where no other PE's memory is mapped, shmem_ptr NULL for every other PE
-// and the writes made with shmem_long_p); the deprecated _my_pe and _num_pes.
+// on heap, global and stack memory, with writes through shmem_ptr seen after a barrier for every
+// PE on this PE's host (by hostname; every PE but itself is off-host with SHMEM_TRANSPORT=ucx,
+// where no other PE's memory is mapped), and shmem_ptr NULL for the others, written with
+// shmem_long_p instead; the deprecated _my_pe and _num_pes.
+#define _DEFAULT_SOURCE /* gethostname */
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_PES 1024
 
@@ -20,6 +23,7 @@ static long all_errors[MAX_PES];
 
 static int ring_global;
 static long through_ptr[MAX_PES];
+static char hostname[256]; /* this PE's host name, read by the others */
 
 #define REPORT(...)                                   \
     do {                                              \
@@ -128,11 +132,14 @@ static void check_accessible(void)
             REPORT("shmem_ptr(stack, %d): expected NULL", pe);
     }
 
-    /* Every PE is on this node, so shmem_ptr gives a usable address for each of them (unless
-     * every PE is forced onto UCX: then only for this PE itself): write my number into slot `me`
-     * of every PE's arrays through it. */
+    /* shmem_ptr gives a usable address for each PE on this host (only for this PE itself if
+     * every PE is forced onto UCX): write my number into slot `me` of every PE's arrays through
+     * it, and with shmem_long_p into the others'. */
     const char *transport = getenv("SHMEM_TRANSPORT");
     int all_ucx = transport != NULL && strcmp(transport, "ucx") == 0;
+    if (gethostname(hostname, sizeof hostname - 1) != 0)
+        REPORT("gethostname failed");
+    shmem_barrier_all();
     for (int pe = 0; pe < npes; pe++) {
         heap[pe] = -1;
         through_ptr[pe] = -1;
@@ -141,15 +148,18 @@ static void check_accessible(void)
     for (int pe = 0; pe < npes; pe++) {
         long *h = shmem_ptr(&heap[me], pe);
         long *g = shmem_ptr(&through_ptr[me], pe);
-        if (all_ucx && pe != me) {
+        char theirs[sizeof hostname];
+        shmem_getmem(theirs, hostname, sizeof hostname, pe);
+        int on_host = pe == me || (!all_ucx && strcmp(theirs, hostname) == 0);
+        if (!on_host) {
             if (h != NULL || g != NULL)
-                REPORT("shmem_ptr(%s, %d) is not NULL for a PE reached over UCX", h ? "heap" : "global", pe);
+                REPORT("shmem_ptr(%s, %d) is not NULL for a PE on another host", h ? "heap" : "global", pe);
             shmem_long_p(&heap[me], 1000 + me, pe);
             shmem_long_p(&through_ptr[me], 2000 + me, pe);
             continue;
         }
         if (h == NULL || g == NULL) {
-            REPORT("shmem_ptr(%s, %d) returned NULL for a PE on this node", h == NULL ? "heap" : "global", pe);
+            REPORT("shmem_ptr(%s, %d) returned NULL for a PE on this host", h == NULL ? "heap" : "global", pe);
             continue;
         }
         if (pe == me && (h != &heap[me] || g != &through_ptr[me]))
