@@ -684,9 +684,12 @@ impl World {
             Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
                 let net = self.net().default_lane();
+                // Straight through the key, not `Lane::put`: the word is the library's own, so the
+                // program's next quiet need not flush for it (its peer waits for it anyway).
                 // SAFETY: `value` lives on this frame until the put completed locally, below.
-                let put =
-                    unsafe { net.put(pe, Seg::Heap as usize, off, (&raw const value).cast(), 8) };
+                let put = net
+                    .rkey(pe, Seg::Heap as usize)
+                    .and_then(|k| unsafe { k.put_nbi(off, (&raw const value).cast(), 8) });
                 if let Err(e) = put.and_then(ucx::Request::wait) {
                     fatal!(call, "signalling PE {pe} over UCX: {e}");
                 }

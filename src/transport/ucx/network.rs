@@ -138,9 +138,10 @@ struct Peer {
 pub struct Lane {
     peers: Vec<Peer>,
     worker: Worker,
-    /// Puts issued, and the count of them the last fence covered.
+    /// Puts issued, and the count of them the last fence and the last quiet covered.
     puts: AtomicU64,
     fenced: AtomicU64,
+    quieted: AtomicU64,
     /// Non-blocking gets still in flight: [`Lane::quiet`] waits for each before it flushes the
     /// worker (a worker flush alone was seen to return before a large get over shared memory had
     /// written all of its destination).
@@ -174,6 +175,7 @@ impl Lane {
             worker,
             puts: AtomicU64::new(0),
             fenced: AtomicU64::new(0),
+            quieted: AtomicU64::new(0),
             gets: Mutex::new(Vec::new()),
         })
     }
@@ -264,15 +266,22 @@ impl Lane {
         Ok(())
     }
 
-    /// Completes every operation issued, at the targets too (`shmem_quiet`).
+    /// Completes every operation issued, at the targets too (`shmem_quiet`). With no put or
+    /// non-fetching atomic issued since the last quiet and no get in flight there is nothing to
+    /// complete (every other operation completes before it returns), and no flush goes out: a
+    /// barrier after a barrier costs no round trip.
     pub fn quiet(&self) -> Result<()> {
         let issued = self.puts.load(Ordering::Acquire);
         let gets = std::mem::take(&mut *self.gets.lock().unwrap_or_else(|e| e.into_inner()));
+        if gets.is_empty() && self.quieted.load(Ordering::Acquire) == issued {
+            return Ok(());
+        }
         for get in gets {
             get.wait()?;
         }
         self.worker.flush()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
+        self.quieted.fetch_max(issued, Ordering::AcqRel);
         Ok(())
     }
 
