@@ -287,6 +287,7 @@ pub(crate) fn swap<W: AmoWord>(
 
 /// Atomic compare-and-swap over UCX; returns the old value.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn compare_swap<W: AmoWord>(
     w: &World,
     call: &'static str,

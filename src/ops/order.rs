@@ -7,9 +7,10 @@
 
 use super::net;
 use crate::fatal;
-use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
+use crate::runtime::handle::{self, SHMEM_CTX_DEFAULT, shmem_ctx_t};
 use crate::runtime::world::{self, World};
 use crate::transport::shm;
+use crate::transport::ucx::Lane;
 use std::ffi::c_int;
 
 /// Completes every operation of this PE on the default context, on every route (what barrier_all,
@@ -23,10 +24,15 @@ pub(crate) fn complete_ctx(call: &'static str, ctx: shmem_ctx_t) {
     complete_in(world::get(call), call, ctx);
 }
 
+/// The lane of `ctx` if the job uses UCX and the context has issued an operation on it.
+fn opened(w: &World, ctx: shmem_ctx_t) -> Option<&Lane> {
+    w.network()?.opened_lane(handle::lane_index(ctx))
+}
+
 fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     shm::order();
-    if w.network().is_some()
-        && let Err(e) = net::lane(w, call, ctx, w.me).quiet()
+    if let Some(lane) = opened(w, ctx)
+        && let Err(e) = lane.quiet()
     {
         net::failed(call, w.me, e);
     }
@@ -36,8 +42,8 @@ fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
     let (w, _) = super::enter(call, ctx);
     shm::order();
-    if w.network().is_some()
-        && let Err(e) = net::lane(w, call, ctx, w.me).fence()
+    if let Some(lane) = opened(w, ctx)
+        && let Err(e) = lane.fence()
     {
         net::failed(call, w.me, e);
     }

@@ -7,7 +7,7 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -44,13 +44,11 @@ fn collect(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     rx
 }
 
-/// Waits for `child` (started at `t0`) and its output, failing the test after [`LIMIT`].
-fn finish(mut child: Child, t0: Instant) -> Run {
-    let out = collect(child.stdout.take().unwrap());
-    let err = collect(child.stderr.take().unwrap());
-    let status = loop {
+/// Waits for `child` (started at `t0`) to exit, failing the test after [`LIMIT`].
+fn wait_within_limit(child: &mut Child, t0: Instant) -> ExitStatus {
+    loop {
         if let Some(status) = child.try_wait().unwrap() {
-            break status;
+            return status;
         }
         if t0.elapsed() > LIMIT {
             let _ = child.kill();
@@ -58,7 +56,14 @@ fn finish(mut child: Child, t0: Instant) -> Run {
             panic!("oshrun did not finish within {LIMIT:?}");
         }
         thread::sleep(Duration::from_millis(5));
-    };
+    }
+}
+
+/// Waits for `child` (started at `t0`) and its output, failing the test after [`LIMIT`].
+fn finish(mut child: Child, t0: Instant) -> Run {
+    let out = collect(child.stdout.take().unwrap());
+    let err = collect(child.stderr.take().unwrap());
+    let status = wait_within_limit(&mut child, t0);
     let elapsed = t0.elapsed();
     let left = LIMIT.saturating_sub(t0.elapsed()) + Duration::from_secs(1);
     let stdout = out
@@ -291,17 +296,7 @@ fn failing_pe_with_stderr_closed() {
         .spawn()
         .expect("cannot start oshrun");
     drop(child.stderr.take());
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if t0.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("oshrun did not finish within {LIMIT:?}");
-        }
-        thread::sleep(Duration::from_millis(5));
-    };
+    let status = wait_within_limit(&mut child, t0);
     assert_eq!(status.code(), Some(3), "{status:?}");
     let pids = file.pids();
     assert_eq!(pids.len(), 2);

@@ -364,6 +364,12 @@ impl Network {
         }
     }
 
+    /// Lane `i` if it has been opened (a context with no operation yet has nothing to complete).
+    #[inline]
+    pub fn opened_lane(&self, i: usize) -> Option<&Lane> {
+        self.lanes[i].get()
+    }
+
     #[cold]
     fn open_lane(&self, i: usize) -> Result<&Lane> {
         let lane = Lane::open(&self.context, &self.cards)?;
