@@ -160,10 +160,11 @@ impl Lane {
             let mut rkeys = Vec::with_capacity(card.segments.len());
             for segment in &card.segments {
                 rkeys.push(match segment {
-                    // SAFETY: `packed` is the peer's packed key of the region it registered at
-                    // `base..base+len`, as its card says.
                     Some((base, len, packed)) => {
-                        Some(unsafe { endpoint.unpack_rkey(packed, *base, *len) }?)
+                        // SAFETY: `packed` is the peer's packed key of the region it registered
+                        // at `base..base+len`, as its card says.
+                        let key = unsafe { endpoint.unpack_rkey(packed, *base, *len) }?;
+                        Some(key)
                     }
                     None => None,
                 });
