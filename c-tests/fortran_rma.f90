@@ -1,8 +1,9 @@
 ! pes: 1 2 3 4 8
 ! Remote memory access from Fortran on COMMON blocks (symmetric data): every typed, sized and
 ! strided put and get, the non-blocking forms, SHMEM_PUT (64-bit elements), to the right
-! neighbour; shmem_ptr, pe/addr_accessible, info_get_version/name. Every check prints the PE,
-! what, the expected and the received value, and the program stops with status 1 on a mismatch.
+! neighbour; shmem_ptr (non-NULL exactly for a neighbour on this host), pe/addr_accessible,
+! info_get_version/name. Every check prints the PE, what, the expected and the received value,
+! and the program stops with status 1 on a mismatch.
 program fortran_rma
   implicit none
   include 'shmem.fh'
@@ -22,6 +23,8 @@ program fortran_rma
   real :: rnbi(n)
   common /typed/ ia, ib, ra, da, ca, la
   common /chars/ cha
+  character(len=64) :: myhost
+  common /host/ myhost
   common /sized/ s4, s32, s8, s64, s128, sput, smem, ist, inbi, rnbi
   integer :: li(n)
   real :: lr(n)
@@ -36,6 +39,8 @@ program fortran_rma
   integer :: major, minor
   character(len=40) :: vendor
   character(len=8) :: transport
+  character(len=64) :: theirhost
+  logical :: on_host
   integer*8 :: remote
   integer :: peer_ia(n)
   pointer (remote, peer_ia)
@@ -186,17 +191,21 @@ program fortran_rma
     call check_i('integer_get_nbi', int(31 * me + i, 8), int(li(i), 8))
   end do
 
-  ! shmem_ptr: every PE of an oshrun job shares the node, so the right neighbour's ia is
-  ! directly addressable through a Cray pointer; unless SHMEM_TRANSPORT=ucx puts every PE on
-  ! the UCX route, where no other PE's memory is mapped and shmem_ptr is NULL.
+  ! shmem_ptr: the right neighbour's ia is directly addressable through a Cray pointer when it
+  ! runs on this PE's host (same host name), unless SHMEM_TRANSPORT=ucx puts every PE on the UCX
+  ! route; otherwise shmem_ptr is NULL.
   call shmem_barrier_all()
   call shmem_integer_put(ia, [(me * 3 + i, i = 1, n)], n, right)
+  myhost = ''
+  call hostnm(myhost)
   call shmem_barrier_all()
-  remote = shmem_ptr(ia, right)
+  call shmem_character_get(theirhost, myhost, 64, right)
   transport = ''
   call get_environment_variable('SHMEM_TRANSPORT', transport)
-  if (transport == 'ucx' .and. right /= me) then
-    call check_l('shmem_ptr is null over UCX', .true., remote == 0)
+  on_host = right == me .or. (transport /= 'ucx' .and. theirhost == myhost)
+  remote = shmem_ptr(ia, right)
+  if (.not. on_host) then
+    call check_l('shmem_ptr is null for another host', .true., remote == 0)
   else
     call check_l('shmem_ptr is not null', .true., remote /= 0)
     do i = 1, n
