@@ -599,24 +599,6 @@ impl World {
         }
     }
 
-    /// The address in this process of `pe`'s copy of the symmetric range `addr..addr+len`, for a
-    /// peer on the shared-memory route; the error names `call` and the argument `what` if the
-    /// range is not symmetric or the peer's memory is not mapped here.
-    #[inline(always)]
-    pub fn translate(
-        &self,
-        call: &'static str,
-        what: &str,
-        addr: usize,
-        len: usize,
-        pe: usize,
-    ) -> usize {
-        match self.target(call, what, addr, len, pe) {
-            Target::Mapped(a) => a,
-            Target::Net(..) => not_mapped(call, pe),
-        }
-    }
-
     /// This PE's own copy of the symmetric range `addr..addr+len` (that is, `addr`), after the
     /// check that it is symmetric.
     #[inline(always)]
