@@ -27,8 +27,8 @@
 //!
 //! `RSHMEM_TEST_TRANSPORT` runs the suite on another route instead: `ucx-tcp` (every PE on the
 //! UCX route, `SHMEM_TRANSPORT=ucx UCX_TLS=tcp`) or `ucx-sm` (`UCX_TLS=sm,self`), each program at
-//! those of its PE counts that are 2 or 4 (its count nearest to them if it has neither). A
-//! program's own `env:` lines still win.
+//! those of its PE counts that are 2 or 4, and 8 over TCP (its count nearest to them if it has
+//! none of them). A program's own `env:` lines still win.
 //!
 //! Tests run two at a time unless `--test-threads` or `RUST_TEST_THREADS` says otherwise: the
 //! machines have two cores and a test runs up to 8 processes.
@@ -97,9 +97,10 @@ struct Route {
 impl Route {
     /// The route `RSHMEM_TEST_TRANSPORT` names.
     fn named(name: &str) -> Option<Route> {
-        let tls = match name {
-            "ucx-tcp" => "tcp",
-            "ucx-sm" => "sm,self",
+        // Over TCP also at 8 PEs (16 threads with the progress threads, on 2 cores).
+        let (tls, pes) = match name {
+            "ucx-tcp" => ("tcp", vec![2, 4, 8]),
+            "ucx-sm" => ("sm,self", vec![2, 4]),
             _ => return None,
         };
         Some(Route {
@@ -107,7 +108,7 @@ impl Route {
                 ("SHMEM_TRANSPORT".into(), "ucx".into()),
                 ("UCX_TLS".into(), tls.into()),
             ],
-            pes: vec![2, 4],
+            pes,
         })
     }
 
@@ -282,10 +283,12 @@ fn check_directive_parsing() -> Result<(), Failed> {
     {
         return Err(format!("defaults: {defaults:?}").into());
     }
-    let ucx = Route::named("ucx-tcp").ok_or("no ucx-tcp route")?;
-    if ucx.select(&[1, 2, 3, 4, 8]) != [2, 4]
-        || ucx.select(&[1, 3]) != [3]
-        || ucx.select(&[4]) != [4]
+    let tcp = Route::named("ucx-tcp").ok_or("no ucx-tcp route")?;
+    let sm = Route::named("ucx-sm").ok_or("no ucx-sm route")?;
+    if tcp.select(&[1, 2, 3, 4, 8]) != [2, 4, 8]
+        || sm.select(&[1, 2, 3, 4, 8]) != [2, 4]
+        || sm.select(&[1, 3]) != [3]
+        || sm.select(&[4]) != [4]
     {
         return Err("Route::select picks the wrong PE counts".into());
     }
