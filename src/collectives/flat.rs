@@ -9,7 +9,7 @@
 
 use super::{Group, Sync, barrier, split};
 use crate::ops::net;
-use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::handle::{self, SHMEM_CTX_DEFAULT};
 use crate::runtime::world::{Target, World};
 use crate::transport::shm;
 use crate::transport::shm::control::Control;
@@ -119,6 +119,30 @@ impl Coll<'_> {
 }
 
 impl Coll<'_> {
+    /// Whether `dest..dest+len` is symmetric and every member's copy of it is mapped here.
+    fn all_mapped(&self, dest: usize, len: usize) -> bool {
+        let Some((seg, _)) = self.w.locate(dest, len.max(1)) else {
+            return false;
+        };
+        let peers = &self.w.segments[seg as usize].peers;
+        (0..self.size()).all(|i| {
+            let pe = self.g.members.world(i);
+            pe == self.w.me || peers[pe] != 0
+        })
+    }
+
+    /// Member `i`'s copy of the symmetric `dest` (mapped: checked by `all_mapped`).
+    fn dest_of(&self, dest: usize, len: usize, i: usize) -> usize {
+        let pe = self.g.members.world(i);
+        if pe == self.w.me || len == 0 {
+            return dest;
+        }
+        match self.w.target(self.call, "dest", dest, len, pe) {
+            Target::Mapped(a) => a,
+            Target::Net(..) => unreachable!("all_mapped checked every member"),
+        }
+    }
+
     /// Whether the split algorithms ([`split`]) should move `len` bytes to or from every member
     /// into their symmetric `dest`: some member is reached over UCX, there are three or more
     /// members, the chunks are large enough, and `dest` is symmetric.
@@ -186,6 +210,10 @@ pub unsafe fn broadcast(
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
     }
+    if c.all_mapped(dest as usize, nbytes) {
+        // SAFETY: forwarded; `dest` is symmetric and mapped for every member.
+        return unsafe { push_broadcast(c, dest, source, nbytes, root, to_root) };
+    }
     c.enter();
     if c.me() != root || to_root {
         let src = c.peer("source", source as usize, nbytes, root, (0, nbytes));
@@ -193,6 +221,67 @@ pub unsafe fn broadcast(
         unsafe { copy(dest as usize, src.addr(), nbytes) };
     }
     c.leave();
+}
+
+/// `broadcast` when every member's `dest` is mapped here: after the first barrier (every
+/// destination is free) the root copies the data into each member's destination itself, fences,
+/// and tells each member so (its `bcast` word set to the barrier's epoch, or on an active set one
+/// more count from the root); it returns at once, the others as soon as they are told. One barrier
+/// instead of two, and the root's source is free when it returns since nobody reads it.
+///
+/// # Safety
+/// `dest` must be symmetric and mapped for every member, writable for `nbytes`; `source` readable
+/// for `nbytes` on the root.
+unsafe fn push_broadcast(
+    c: &Coll,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) {
+    c.enter();
+    let w = c.w;
+    let root_pe = c.g.members.world(root);
+    if c.me() == root {
+        for i in 0..c.size() {
+            if i == root && !to_root {
+                continue;
+            }
+            let to = c.dest_of(dest as usize, nbytes, i);
+            // SAFETY: member i's mapped destination (checked by `all_mapped`), free since the
+            // barrier; the caller guarantees the source.
+            unsafe { copy(to, source as usize, nbytes) };
+        }
+        // The data before the signals (a full fence: large copies may be non-temporal).
+        shm::order();
+        for i in (0..c.size()).filter(|&i| i != root) {
+            let pe = c.g.members.world(i);
+            match c.g.sync {
+                Sync::Team(slot) => {
+                    let epoch = handle::team_at(slot).epoch.load(Ordering::Relaxed);
+                    w.control_store(c.call, pe, |b| &b.teams[slot].bcast.0, epoch);
+                }
+                Sync::ActiveSet => w.control_add(c.call, pe, |b| &b.aset[root_pe], 1),
+            }
+        }
+    } else {
+        let mine = w.control(w.me);
+        match c.g.sync {
+            Sync::Team(slot) => {
+                let epoch = handle::team_at(slot).epoch.load(Ordering::Relaxed);
+                let word = &mine.teams[slot].bcast.0;
+                w.wait_until(|| word.load(Ordering::Acquire) >= epoch);
+            }
+            Sync::ActiveSet => {
+                let seen = &w.aset_seen[root_pe];
+                let next = seen.load(Ordering::Relaxed) + 1;
+                let count = &mine.aset[root_pe];
+                w.wait_until(|| count.load(Ordering::Acquire) >= next);
+                seen.store(next, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 /// `fcollect`: member `i`'s `nbytes` of `source` into `dest + i * nbytes` on every member.

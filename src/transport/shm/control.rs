@@ -35,6 +35,8 @@ pub struct TeamSync {
     /// Values this PE publishes before a collective's first barrier; peers read them between its
     /// two barriers.
     pub value: [Padded; TEAM_VALUES],
+    /// The epoch of the last broadcast whose data the root has pushed into this PE's destination.
+    pub bcast: Padded,
 }
 
 #[repr(C)]
