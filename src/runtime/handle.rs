@@ -73,7 +73,7 @@ pub static SHMEM_CTX_DEFAULT: shmem_ctx_t =
 pub static SHMEM_TEAM_WORLD: shmem_team_t =
     shmem_team_t(&raw const TEAMS[WORLD_SLOT] as *const c_void as *mut rshmem_team);
 
-/// The team of the PEs that share memory with this one: every PE, since a job runs on one node.
+/// The team of the PEs that share memory with this one (those of its node; see `shared_members`).
 #[unsafe(no_mangle)]
 pub static SHMEM_TEAM_SHARED: shmem_team_t =
     shmem_team_t(&raw const TEAMS[SHARED_SLOT] as *const c_void as *mut rshmem_team);

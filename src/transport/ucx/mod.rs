@@ -14,8 +14,9 @@
 //!   length of the region: every remote access is given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
-//! - [`Network`]: all of the above for one PE: an endpoint and remote keys for every PE, the
-//!   progress thread; built from the cards ([`Local::card`]) the PEs exchange at init.
+//! - [`Network`]: all of the above for one PE: the target worker peers connect to and the progress
+//!   thread that serves it, and a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
+//!   context; built from the cards ([`Local::card`]) the PEs exchange at init.
 //!
 //! Invariants (enforced by ownership: each object holds an `Arc` of its parent's handle):
 //! a worker does not outlive its context; an endpoint does not outlive its worker; a remote key does
