@@ -6,7 +6,7 @@
 //! the peer's copy with one subtraction and one addition, and moves the bytes with the transport.
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
 //! the blocking ones; `shmem_quiet` still orders them as the spec requires. A peer on the UCX route
-//! (its base is 0) takes the out-of-line branch into [`super::net`].
+//! (its base is 0) takes the out-of-line branch into `super::net`.
 
 use super::{enter_pe, net};
 use crate::fatal;

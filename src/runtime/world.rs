@@ -176,7 +176,7 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
 }
 
 /// `shmem_finalize`: retires the World (after the caller's quiet and final barrier) and takes
-/// down its UCX network: every endpoint closed (within [`CLOSE_TIMEOUT`]: a dead peer cannot hold
+/// down its UCX network: every endpoint closed (within `CLOSE_TIMEOUT`: a dead peer cannot hold
 /// this PE forever), a bootstrap barrier so that every PE keeps answering until all have closed
 /// theirs, then the progress thread stopped.
 pub fn finalize(call: &'static str) {
