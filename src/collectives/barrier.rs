@@ -50,19 +50,28 @@ pub fn team(w: &World, slot: usize, m: &Members) {
 
 fn active_set(w: &World, m: &Members) {
     let n = m.size;
-    let mine = w.control(w.me);
     let mut distance = 1;
     while distance < n {
         let to = m.world((m.me + distance) % n);
         let from = m.world((m.me + n - distance % n) % n);
-        w.control_add(CALL, to, |c| &c.aset[w.me], 1);
-        let seen = &w.aset_seen[from];
-        let next = seen.load(Ordering::Relaxed) + 1;
-        let count = &mine.aset[from];
-        w.wait_until(|| count.load(Ordering::Acquire) >= next);
-        seen.store(next, Ordering::Relaxed);
+        signal(w, to);
+        wait_signal(w, from);
         distance *= 2;
     }
+}
+
+/// Sends world PE `to` one active-set signal from this PE (one more count in its counter for us).
+pub fn signal(w: &World, to: usize) {
+    w.control_add(CALL, to, |c| &c.aset[w.me], 1);
+}
+
+/// Waits for, and consumes, the next active-set signal from world PE `from`.
+pub fn wait_signal(w: &World, from: usize) {
+    let seen = &w.aset_seen[from];
+    let next = seen.load(Ordering::Relaxed) + 1;
+    let count = &w.control(w.me).aset[from];
+    w.wait_until(|| count.load(Ordering::Acquire) >= next);
+    seen.store(next, Ordering::Relaxed);
 }
 
 /// Checks that the active-set counters cover the job (at the first active-set call).

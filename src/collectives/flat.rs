@@ -262,24 +262,17 @@ unsafe fn push_broadcast(
                     let epoch = handle::team_at(slot).epoch.load(Ordering::Relaxed);
                     w.control_store(c.call, pe, |b| &b.teams[slot].bcast.0, epoch);
                 }
-                Sync::ActiveSet => w.control_add(c.call, pe, |b| &b.aset[root_pe], 1),
+                Sync::ActiveSet => barrier::signal(w, pe),
             }
         }
     } else {
-        let mine = w.control(w.me);
         match c.g.sync {
             Sync::Team(slot) => {
                 let epoch = handle::team_at(slot).epoch.load(Ordering::Relaxed);
-                let word = &mine.teams[slot].bcast.0;
+                let word = &w.control(w.me).teams[slot].bcast.0;
                 w.wait_until(|| word.load(Ordering::Acquire) >= epoch);
             }
-            Sync::ActiveSet => {
-                let seen = &w.aset_seen[root_pe];
-                let next = seen.load(Ordering::Relaxed) + 1;
-                let count = &mine.aset[root_pe];
-                w.wait_until(|| count.load(Ordering::Acquire) >= next);
-                seen.store(next, Ordering::Relaxed);
-            }
+            Sync::ActiveSet => barrier::wait_signal(w, root_pe),
         }
     }
 }
