@@ -285,7 +285,7 @@ extern "C" {
 extern const shmem_ctx_t SHMEM_CTX_DEFAULT;
 
 /**
- * The team of the PEs that share memory with this one: every PE, since a job runs on one node.
+ * The team of the PEs that share memory with this one (those of its node; see `shared_members`).
  */
 extern const shmem_team_t SHMEM_TEAM_SHARED;
 
