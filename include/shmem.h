@@ -285,7 +285,8 @@ extern "C" {
 extern const shmem_ctx_t SHMEM_CTX_DEFAULT;
 
 /**
- * The team of the PEs that share memory with this one (those of its node; see `shared_members`).
+ * The team of the PEs that share memory with this one: those of its node (only itself when
+ * SHMEM_TRANSPORT=ucx puts every PE on UCX).
  */
 extern const shmem_team_t SHMEM_TEAM_SHARED;
 

@@ -73,7 +73,8 @@ pub static SHMEM_CTX_DEFAULT: shmem_ctx_t =
 pub static SHMEM_TEAM_WORLD: shmem_team_t =
     shmem_team_t(&raw const TEAMS[WORLD_SLOT] as *const c_void as *mut rshmem_team);
 
-/// The team of the PEs that share memory with this one (those of its node; see `shared_members`).
+/// The team of the PEs that share memory with this one: those of its node (only itself when
+/// SHMEM_TRANSPORT=ucx puts every PE on UCX).
 #[unsafe(no_mangle)]
 pub static SHMEM_TEAM_SHARED: shmem_team_t =
     shmem_team_t(&raw const TEAMS[SHARED_SLOT] as *const c_void as *mut rshmem_team);
