@@ -8,8 +8,8 @@
 //! member order, so floating-point results are the same on every member.
 
 use super::{Group, Sync, barrier, split};
-use crate::ops::net;
 use crate::runtime::handle::{self, SHMEM_CTX_DEFAULT};
+use crate::runtime::remote;
 use crate::runtime::world::{Target, World};
 use crate::transport::shm;
 use crate::transport::shm::control::Control;
@@ -97,7 +97,7 @@ impl Coll<'_> {
                 let mut copy = vec![0u128; n.div_ceil(16)];
                 // SAFETY: `copy` holds at least `n` bytes and is read only after the get returns.
                 unsafe {
-                    net::get(
+                    remote::get(
                         self.w,
                         self.call,
                         SHMEM_CTX_DEFAULT,

@@ -16,8 +16,8 @@
 //! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat.
 
 use super::flat::{Coll, Combine};
-use crate::ops::net;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::remote;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
@@ -60,7 +60,7 @@ unsafe fn write_to(
         Target::Mapped(base) => unsafe { shm::copy((base + at) as *mut u8, src, len) },
         // SAFETY: forwarded contract.
         Target::Net(seg, off) => unsafe {
-            net::put(
+            remote::put(
                 c.w,
                 c.call,
                 SHMEM_CTX_DEFAULT,

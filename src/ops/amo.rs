@@ -10,12 +10,12 @@
 //! addition is the same for signed and unsigned), `float` and `double` by their bits. On the
 //! shared-memory route the `_nbi` forms complete before they return.
 
-use super::net::{self, Rmw};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::remote::{self, Rmw};
 use crate::runtime::world::{Target, World};
+use crate::transport::AmoWord;
 use crate::transport::shm::{self, Word};
-use crate::transport::ucx::AmoWord;
 use std::ffi::c_int;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
@@ -113,7 +113,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
         match self.at {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::load(p as *mut W) },
-            Target::Net(seg, off) => net::load(self.w, call, self.ctx, self.pe, seg, off),
+            Target::Net(seg, off) => remote::load(self.w, call, self.ctx, self.pe, seg, off),
         }
     }
 
@@ -124,7 +124,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::store(p as *mut W, v) },
             Target::Net(seg, off) => {
-                net::swap(self.w, call, self.ctx, self.pe, seg, off, v);
+                remote::swap(self.w, call, self.ctx, self.pe, seg, off, v);
             }
         }
     }
@@ -135,7 +135,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
         match self.at {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::swap(p as *mut W, v) },
-            Target::Net(seg, off) => net::swap(self.w, call, self.ctx, self.pe, seg, off, v),
+            Target::Net(seg, off) => remote::swap(self.w, call, self.ctx, self.pe, seg, off, v),
         }
     }
 
@@ -146,7 +146,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
             // SAFETY: see above.
             Target::Mapped(p) => unsafe { W::compare_swap(p as *mut W, cond, v) },
             Target::Net(seg, off) => {
-                net::compare_swap(self.w, call, self.ctx, self.pe, seg, off, cond, v)
+                remote::compare_swap(self.w, call, self.ctx, self.pe, seg, off, cond, v)
             }
         }
     }
@@ -166,7 +166,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
                 }
             },
             Target::Net(seg, off) => {
-                net::rmw(self.w, call, self.ctx, self.pe, seg, off, op, v, fetch)
+                remote::rmw(self.w, call, self.ctx, self.pe, seg, off, op, v, fetch)
             }
         }
     }

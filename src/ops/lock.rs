@@ -22,12 +22,12 @@
 //! cannot be told apart from clearing one's own.)
 
 use super::amo::{Slot, slot};
-use super::net::Rmw;
 use crate::fatal;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::remote::Rmw;
 use crate::runtime::world;
+use crate::transport::AmoWord;
 use crate::transport::shm::Word;
-use crate::transport::ucx::AmoWord;
 use std::ffi::{c_int, c_long};
 
 mod sealed {

@@ -8,7 +8,6 @@ pub mod ctx;
 pub mod fortran;
 pub mod lock;
 pub mod memory;
-pub(crate) mod net;
 pub mod order;
 pub mod p2p;
 pub mod reduce;

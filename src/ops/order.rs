@@ -1,16 +1,14 @@
 //! Memory ordering (OpenSHMEM 1.6 §9.11): fence, quiet, pe_quiet. On the shared-memory route every
 //! operation has completed when it returns; what remains is making its stores visible in order,
-//! which a full memory fence does (and, harmlessly, for every context at once). Over UCX each
-//! context has a lane of its own (`transport::ucx::Lane`): fence is a fence of the lane's worker
-//! (operations issued before it reach every target before those issued after) and quiet a flush of
-//! it (every operation issued is complete at its target); other contexts' operations are untouched.
+//! which a full memory fence does (and, harmlessly, for every context at once). Over the network
+//! each context has a lane of its own (see `transport`): fence orders the lane's operations, quiet
+//! completes them at their targets; other contexts' operations are untouched.
 
-use super::net;
 use crate::fatal;
-use crate::runtime::handle::{self, SHMEM_CTX_DEFAULT, shmem_ctx_t};
+use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
+use crate::runtime::remote;
 use crate::runtime::world::{self, World};
 use crate::transport::shm;
-use crate::transport::ucx::Lane;
 use std::ffi::c_int;
 
 /// Completes every operation of this PE on the default context, on every route (what barrier_all,
@@ -24,29 +22,16 @@ pub(crate) fn complete_ctx(call: &'static str, ctx: shmem_ctx_t) {
     complete_in(world::get(call), call, ctx);
 }
 
-/// The lane of `ctx` if the job uses UCX and the context has issued an operation on it.
-fn opened(w: &World, ctx: shmem_ctx_t) -> Option<&Lane> {
-    w.network()?.opened_lane(handle::lane_index(ctx))
-}
-
 fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     shm::order();
-    if let Some(lane) = opened(w, ctx)
-        && let Err(e) = lane.quiet()
-    {
-        net::failed(call, w.me, e);
-    }
+    remote::quiet(w, call, ctx);
 }
 
 /// `shmem_fence`: puts to each PE are delivered in order.
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
     let (w, _) = super::enter(call, ctx);
     shm::order();
-    if let Some(lane) = opened(w, ctx)
-        && let Err(e) = lane.fence()
-    {
-        net::failed(call, w.me, e);
-    }
+    remote::fence(w, call, ctx);
 }
 
 /// `shmem_quiet`: every put, AMO and nbi operation of the context is complete.
@@ -66,17 +51,22 @@ pub unsafe fn pe_quiet(
     npes: usize,
 ) {
     let (w, c) = super::enter(call, ctx);
+    let mut world_pes = Vec::new();
     if npes > 0 {
         if target_pes.is_null() {
             fatal!(call, "target_pes is NULL with npes = {npes}");
         }
         // SAFETY: the caller guarantees `npes` entries.
         let pes = unsafe { std::slice::from_raw_parts(target_pes, npes) };
+        // Checked on every route; listed (an allocation) only for a network to use.
+        let networked = w.remote().is_some();
         for &pe in pes {
-            super::pe_of(call, w, c, pe);
+            let pe = super::pe_of(call, w, c, pe);
+            if networked {
+                world_pes.push(pe);
+            }
         }
     }
-    // A flush of the lane completes the listed PEs' operations with the others': as cheap as
-    // flushing their endpoints one by one, and one call.
-    complete_in(w, call, ctx);
+    shm::order();
+    remote::pe_quiet(w, call, ctx, &world_pes);
 }

@@ -6,11 +6,12 @@
 //! the peer's copy with one subtraction and one addition, and moves the bytes with the transport.
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
 //! the blocking ones; `shmem_quiet` still orders them as the spec requires. A peer on the UCX route
-//! (its base is 0) takes the out-of-line branch into `super::net`.
+//! (its base is 0) takes the out-of-line branch into `crate::runtime::remote`.
 
-use super::{enter_pe, net};
+use super::enter_pe;
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::remote;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::ffi::c_int;
@@ -71,7 +72,7 @@ unsafe fn contiguous<T: Copy>(
             Target::Mapped(remote) => unsafe { shm::copy(remote as *mut u8, source.cast(), len) },
             // SAFETY: as above; an nbi source stays unchanged until quiet (the C caller's part).
             Target::Net(seg, off) => unsafe {
-                net::put(w, call, ctx, pe, seg, off, source.cast(), len, nbi)
+                remote::put(w, call, ctx, pe, seg, off, source.cast(), len, nbi)
             },
         }
     } else {
@@ -80,7 +81,7 @@ unsafe fn contiguous<T: Copy>(
             Target::Mapped(remote) => unsafe { shm::copy(dest.cast(), remote as *const u8, len) },
             // SAFETY: as above.
             Target::Net(seg, off) => unsafe {
-                net::get(w, call, ctx, pe, seg, off, dest.cast(), len, nbi)
+                remote::get(w, call, ctx, pe, seg, off, dest.cast(), len, nbi)
             },
         }
     }
@@ -168,7 +169,7 @@ unsafe fn strided<T: Copy>(
             // SAFETY: the symmetric side was range-checked above for every block; the C caller
             // guarantees the local side.
             unsafe {
-                net::strided(
+                remote::strided(
                     w,
                     call,
                     ctx,
@@ -283,7 +284,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
     match w.target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
-        Target::Net(seg, off) => net::put_value(w, call, ctx, pe, seg, off, value),
+        Target::Net(seg, off) => remote::put_value(w, call, ctx, pe, seg, off, value),
     }
 }
 
@@ -303,7 +304,7 @@ pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T,
             // returns; any bit pattern of them is what the peer holds, a valid `T` for the C
             // types of this family.
             unsafe {
-                net::get(
+                remote::get(
                     w,
                     call,
                     ctx,

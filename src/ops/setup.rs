@@ -48,7 +48,10 @@ fn start(call: &'static str, level: c_int) {
             fatal!(call, "cannot register the exit handler");
         }
     });
-    world::init(call, level);
+    if world::init(call, level) {
+        // The barrier that ends initialization: every PE's World is up before any is used.
+        crate::collectives::barrier::world(world::get(call));
+    }
 }
 
 /// `shmem_init`, `start_pes`.

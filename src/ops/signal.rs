@@ -17,11 +17,11 @@
 //! nothing.
 
 use super::amo::{Slot, slot};
-use super::net::Rmw;
 use super::{enter_pe, p2p, rma};
 use crate::api::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::remote::{self, Rmw};
 use crate::runtime::world::World;
 use crate::transport::shm;
 use std::ffi::c_int;
@@ -83,9 +83,7 @@ unsafe fn put_then_signal<T: Copy>(
     shm::order();
     if !w.cpu_atomics {
         // The data may have gone over UCX: the signal's atomic must not overtake it.
-        if let Err(e) = super::net::lane(w, call, ctx, world_pe).fence() {
-            super::net::failed(call, world_pe, e);
-        }
+        remote::fence(w, call, ctx);
     }
     match op {
         SigOp::Set => target.store(call, signal),

@@ -30,7 +30,7 @@ pub fn banner(w: &World) -> String {
                 "Transport (PE {}): shared memory to PEs {}; UCX to PEs {}",
                 w.me,
                 list(Route::Shm),
-                list(Route::Ucx)
+                list(Route::Net)
             );
             let _ = writeln!(
                 out,

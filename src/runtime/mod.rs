@@ -7,6 +7,8 @@ pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
+pub(crate) mod remote;
+pub(crate) mod startup;
 pub mod team;
 pub mod wait;
 pub mod world;

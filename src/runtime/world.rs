@@ -7,21 +7,25 @@
 //! `shmem_init` brings it back with an empty heap (repeated initialization, OpenSHMEM 1.6 §9.1.1).
 //!
 //! Routes. Each peer is reached one of two ways, decided at init ([`Route`]): its segments mapped
-//! into this process (same node: `SegmentView::peers[pe]` is its base here), or over UCX
-//! (`peers[pe]` is 0, and the operation goes through the [`Network`]). `SHMEM_TRANSPORT=ucx`
-//! puts every PE on the UCX route, this one included. An operation asks [`World::target`], whose
-//! shared-memory answer costs one test of the peer's base.
+//! into this process (same node: `SegmentView::peers[pe]` is its base here), or over the network
+//! (`peers[pe]` is 0, and the operation goes through the job's [`Remote`], the transport seam).
+//! `SHMEM_TRANSPORT=ucx` puts every PE on the network route, this one included. An operation asks
+//! [`World::target`], whose shared-memory answer costs one test of the peer's base.
 //!
 //! One atomic path per job. CPU atomics and NIC atomics on the same word are not atomic with each
-//! other, so when some peer is on the UCX route every atomic (on-node and on this PE's own memory
-//! included) goes through UCX, and only a job whose PEs all share memory uses CPU atomics
-//! ([`World::cpu_atomics`], printed by `SHMEM_INFO`).
-use super::config::{Config, Source, Transport};
+//! other, so when some peer is on the network route every atomic (on-node and on this PE's own
+//! memory included) goes through the network, and only a job whose PEs all share memory uses CPU
+//! atomics ([`World::cpu_atomics`], printed by `SHMEM_INFO`).
+//!
+//! Building the World (bootstrap, segments, the exchange, mappings, the network) is
+//! `runtime::startup`'s job; this module holds it and answers where an access goes.
+use super::config::{Config, Source};
 use super::heap::Heap;
-use crate::bootstrap::{self, Bootstrap};
+use super::startup;
+use crate::bootstrap::Bootstrap;
 use crate::fatal;
-use crate::transport::shm::{self, Segment, control};
-use crate::transport::ucx::{self, Network};
+use crate::transport::shm::{Segment, control};
+use crate::transport::{self, Remote};
 use std::sync::atomic::{AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,8 +44,8 @@ pub enum Seg {
 pub enum Route {
     /// Its segments are mapped into this process: load, store, `memcpy`.
     Shm,
-    /// Over UCX.
-    Ucx,
+    /// Over the network (the transport seam).
+    Net,
 }
 
 /// Where an operation on a peer's copy of a symmetric range goes.
@@ -49,15 +53,17 @@ pub enum Route {
 pub enum Target {
     /// The address of the peer's copy in this process.
     Mapped(usize),
-    /// The segment and offset, to reach over UCX.
+    /// The segment and offset, to reach over the network.
     Net(Seg, usize),
 }
 
-/// How long `shmem_finalize` waits for the endpoints to close before it gives up on a peer.
+const _: () = assert!(Seg::Heap as usize == transport::HEAP);
+
+/// How long `shmem_finalize` waits for the network to close before it gives up on a peer.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One symmetric segment as every PE sees it: the local range and each peer's base in this process
-/// (0 for a peer on the UCX route).
+/// (0 for a peer on the network route).
 pub struct SegmentView {
     pub base: usize,
     pub len: usize,
@@ -84,17 +90,17 @@ pub struct World {
     /// How each PE (this one included) is reached.
     pub routes: Box<[Route]>,
     /// Whether atomics are CPU atomics on mapped memory (every PE on the shared-memory route);
-    /// otherwise every atomic goes through UCX (one atomic path per job).
+    /// otherwise every atomic goes through the network (one atomic path per job).
     pub cpu_atomics: bool,
     /// The PEs on this node (same host), for the waiting policy.
     pub local_pes: usize,
-    /// The UCX network between `shmem_init` and `shmem_finalize` when some PE is on the UCX
+    /// The network between `shmem_init` and `shmem_finalize` when some PE is on the network
     /// route, else NULL. A leaked `Box`, reclaimed by `finalize`.
-    net: AtomicPtr<Network>,
-    /// Initializations so far: names the keys of each UCX exchange.
-    generation: AtomicU64,
+    pub(super) remote: AtomicPtr<Remote>,
+    /// Initializations so far: names the keys of each network exchange.
+    pub(super) generation: AtomicU64,
     /// The mappings, kept alive for the life of the process.
-    _mappings: Vec<Segment>,
+    pub(super) _mappings: Vec<Segment>,
 }
 
 static WORLD: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
@@ -102,7 +108,7 @@ static RETIRED: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
 static INIT: Mutex<()> = Mutex::new(());
 static BOOTSTRAP: Mutex<Option<Box<dyn Bootstrap>>> = Mutex::new(None);
 /// This PE's rank once known, for error messages; -1 before.
-static RANK: AtomicIsize = AtomicIsize::new(-1);
+pub(super) static RANK: AtomicIsize = AtomicIsize::new(-1);
 
 /// The initialized World, or the error every call reports before `shmem_init`.
 #[inline(always)]
@@ -147,11 +153,12 @@ pub fn with_bootstrap<R>(f: impl FnOnce(&mut dyn Bootstrap) -> R) -> Option<R> {
     guard.as_mut().map(|b| f(b.as_mut()))
 }
 
-fn bootstrap_lock() -> MutexGuard<'static, Option<Box<dyn Bootstrap>>> {
+pub(super) fn bootstrap_lock() -> MutexGuard<'static, Option<Box<dyn Bootstrap>>> {
     BOOTSTRAP.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `shmem_init`/`shmem_init_thread`: returns true if this call initialized the library.
+/// `shmem_init`/`shmem_init_thread`: returns true if this call initialized the library (the
+/// caller then runs the barrier that ends initialization).
 pub fn init(call: &'static str, thread_level: i32) -> bool {
     let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
     if try_get().is_some() {
@@ -159,24 +166,23 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
     }
     let retired = RETIRED.swap(std::ptr::null_mut(), Ordering::AcqRel);
     let world: &'static World = if retired.is_null() {
-        Box::leak(Box::new(build(call)))
+        Box::leak(Box::new(startup::build(call)))
     } else {
         // SAFETY: RETIRED holds a leaked World, like WORLD.
         let w = unsafe { &*retired };
         w.heap.lock().unwrap_or_else(|e| e.into_inner()).reset();
-        w.connect(call);
+        startup::connect(w, call);
         w
     };
     world.thread_level.store(thread_level, Ordering::Relaxed);
     world.team_slots.store(0b11, Ordering::Relaxed);
     super::handle::open_predefined_teams(world);
     WORLD.store((world as *const World).cast_mut(), Ordering::Release);
-    crate::collectives::barrier::world(world);
     true
 }
 
 /// `shmem_finalize`: retires the World (after the caller's quiet and final barrier) and takes
-/// down its UCX network: every endpoint closed (within `CLOSE_TIMEOUT`: a dead peer cannot hold
+/// down its network: every lane closed (within `CLOSE_TIMEOUT`: a dead peer cannot hold
 /// this PE forever), a bootstrap barrier so that every PE keeps answering until all have closed
 /// theirs, then the progress thread stopped.
 pub fn finalize(call: &'static str) {
@@ -189,11 +195,11 @@ pub fn finalize(call: &'static str) {
     RETIRED.store(w, Ordering::Release);
     // SAFETY: a non-null WORLD points at a leaked, never-freed World.
     let w = unsafe { &*w };
-    let net = w.net.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    let net = w.remote.swap(std::ptr::null_mut(), Ordering::AcqRel);
     if net.is_null() {
         return;
     }
-    // SAFETY: `net` came from Box::into_raw in `connect` and was swapped out just now, once; no
+    // SAFETY: `net` came from Box::into_raw in `startup::connect` and was swapped out just now, once; no
     // operation uses it any more (the World is retired, and operations concurrent with
     // shmem_finalize are erroneous).
     let mut net = unsafe { Box::from_raw(net) };
@@ -203,8 +209,8 @@ pub fn finalize(call: &'static str) {
     match closed.and(stopped) {
         Ok(()) => drop(net),
         Err(e) => {
-            // Leave what UCX may still use in place: the process is about to end anyway.
-            eprintln!("[PE {}] {call}: closing the UCX network: {e}", w.me);
+            // Leave what the network may still use in place: the process is about to end anyway.
+            eprintln!("[PE {}] {call}: closing the network: {e}", w.me);
             std::mem::forget(net);
         }
     }
@@ -228,35 +234,7 @@ pub fn finalize_bootstrap() {
     }
 }
 
-/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<heap|data>`: unique per job and PE, and naming
-/// its creator so that a later job can remove it if the creator died before unlinking it.
-fn segment_name(pid: u32, job: &str, pe: usize, seg: &str) -> String {
-    format!("{}{pid}-{job}-{pe}-{seg}", segment_prefix())
-}
-
-fn segment_prefix() -> String {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
-    format!("/rshmem-{uid}-")
-}
-
-/// Who runs where: PEs with the same host id share memory.
-fn host_id() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    format!("{}:{}", host.trim(), boot.trim())
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == ':' || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Waits until `done()`, moving the default UCX lane's queue meanwhile if the job uses UCX (see
+/// Waits until `done()`, moving the default lane's queue meanwhile if the job has a network (see
 /// [`World::wait_until`]); a plain [`super::wait::until`] otherwise.
 pub fn wait_until(done: impl FnMut() -> bool) {
     match try_get() {
@@ -265,265 +243,30 @@ pub fn wait_until(done: impl FnMut() -> bool) {
     }
 }
 
-/// Builds the World: configuration, bootstrap, segments, peers' mappings.
-fn build(call: &'static str) -> World {
-    let boot = bootstrap::from_environment()
-        .unwrap_or_else(|e| fatal!(call, "cannot reach the launcher: {e}"));
-    let (me, npes, job) = (boot.rank(), boot.size(), boot.job_id().to_string());
-    RANK.store(me as isize, Ordering::Relaxed);
-    *bootstrap_lock() = Some(boot);
-    // After the bootstrap, so that a bad value stops the whole job, not just this PE.
-    let (config, sources) =
-        Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
-    let exchange = |f: &mut dyn FnMut(&mut dyn Bootstrap) -> bootstrap::Result<String>| -> String {
-        let mut guard = bootstrap_lock();
-        let boot = guard.as_mut().expect("bootstrap installed above");
-        match f(boot.as_mut()) {
-            Ok(v) => v,
-            Err(e) => {
-                drop(guard);
-                fatal!(call, "launcher exchange failed: {e}")
-            }
-        }
-    };
-
-    // Our own segments: the heap (control block + SHMEM_SYMMETRIC_SIZE) and the global data.
-    let page = 4096;
-    let heap_len = config
-        .symmetric_size
-        .checked_add(control::CONTROL_SIZE)
-        .and_then(|n| n.checked_next_multiple_of(page))
-        .unwrap_or_else(|| {
-            fatal!(
-                call,
-                "SHMEM_SYMMETRIC_SIZE = {} is too large",
-                config.symmetric_size
-            )
-        });
-    // Segments of this user's jobs whose creator died during its init (between creating and
-    // unlinking them) would stay in /dev/shm: remove them.
-    Segment::remove_orphans(&segment_prefix());
-    let pid = std::process::id();
-    let heap_name = segment_name(pid, &job, me, "heap");
-    let heap = Segment::create(&heap_name, heap_len).unwrap_or_else(|e| {
-        fatal!(
-            call,
-            "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
-        )
-    });
-    let data_name = segment_name(pid, &job, me, "data");
-    let data = shm::data_segment::find().map(|r| {
-        // SAFETY: the range is the executable's own writable data, page aligned; init runs before
-        // the program's other threads may touch symmetric data (they must not call into the
-        // library concurrently with shmem_init).
-        unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(|e| {
-            Segment::unlink(&heap_name);
-            fatal!(
-                call,
-                "cannot share the program's global data ({} bytes): {e}",
-                r.len
-            )
-        })
-    });
-    let data_len = data.as_ref().map_or(0, Segment::len);
-
-    // Tell the others, learn about them.
-    let host = host_id();
-    let transport = config.transport;
-    let mine = format!("{host},{heap_len},{data_len},{pid},{}", transport.name());
-    exchange(&mut |b| b.put(&format!("rshmem-{me}"), &mine).map(|_| String::new()));
-    exchange(&mut |b| b.barrier().map(|_| String::new()));
-    let mut records = Vec::with_capacity(npes);
-    for pe in 0..npes {
-        if pe == me {
-            records.push((host.clone(), pid));
-            continue;
-        }
-        let theirs = exchange(&mut |b| b.get(&format!("rshmem-{pe}")));
-        let fields: Vec<&str> = theirs.split(',').collect();
-        let their_pid = match fields[..] {
-            [_, _, _, pid, _] => pid.parse::<u32>().ok(),
-            _ => None,
-        };
-        let Some(their_pid) = their_pid else {
-            fatal!(
-                call,
-                "PE {pe} published '{theirs}', not what this library version publishes"
-            )
-        };
-        if fields[1] != heap_len.to_string() {
-            fatal!(
-                call,
-                "PE {pe} has a symmetric heap of {} bytes, this PE {heap_len}: SHMEM_SYMMETRIC_SIZE must be the same on every PE",
-                fields[1]
-            );
-        }
-        if fields[2] != data_len.to_string() {
-            fatal!(
-                call,
-                "PE {pe} has {} bytes of global data, this PE {data_len}: every PE must run the same executable",
-                fields[2]
-            );
-        }
-        if fields[4] != transport.name() {
-            fatal!(
-                call,
-                "PE {pe} has SHMEM_TRANSPORT = {}, this PE {}: it must be the same on every PE",
-                fields[4],
-                transport.name()
-            );
-        }
-        records.push((fields[0].to_string(), their_pid));
-    }
-    // The routes: shared memory for the PEs of this node unless every PE is forced onto UCX.
-    let routes: Box<[Route]> = records
-        .iter()
-        .map(|(their_host, _)| match transport {
-            Transport::Auto if *their_host == host => Route::Shm,
-            _ => Route::Ucx,
-        })
-        .collect();
-    let local_pes = records.iter().filter(|(h, _)| *h == host).count();
-
-    let mut mappings = Vec::new();
-    let mut heap_peers = vec![0usize; npes];
-    let mut data_peers = vec![0usize; npes];
-    for (pe, (_, their_pid)) in records.iter().enumerate() {
-        if routes[pe] == Route::Ucx {
-            continue;
-        }
-        if pe == me {
-            heap_peers[pe] = heap.base();
-            data_peers[pe] = data.as_ref().map_or(0, Segment::base);
-            continue;
-        }
-        let h = Segment::open(&segment_name(*their_pid, &job, pe, "heap"), heap_len)
-            .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
-        heap_peers[pe] = h.base();
-        mappings.push(h);
-        if data_len > 0 {
-            let d = Segment::open(&segment_name(*their_pid, &job, pe, "data"), data_len)
-                .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
-            data_peers[pe] = d.base();
-            mappings.push(d);
-        }
-    }
-    super::wait::configure(local_pes);
-    // Everyone holds a mapping of its on-node peers' segments: the names can go.
-    exchange(&mut |b| b.barrier().map(|_| String::new()));
-    Segment::unlink(&heap_name);
-    Segment::unlink(&data_name);
-
-    let heap_view = SegmentView {
-        base: heap.base(),
-        len: heap_len,
-        peers: heap_peers.into(),
-    };
-    let data_view = SegmentView {
-        base: data.as_ref().map_or(0, Segment::base),
-        len: data_len,
-        peers: data_peers.into(),
-    };
-    mappings.push(heap);
-    mappings.extend(data);
-    let cpu_atomics = routes.iter().all(|r| *r == Route::Shm);
-    let world = World {
-        me,
-        npes,
-        sources,
-        heap: Mutex::new(Heap::new(
-            control::CONTROL_SIZE,
-            control::CONTROL_SIZE + config.symmetric_size,
-        )),
-        config,
-        segments: [heap_view, data_view],
-        thread_level: AtomicI32::new(0),
-        team_slots: AtomicU64::new(0b11),
-        epoch_high: AtomicU64::new(0),
-        aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
-        alloc_seq: AtomicU64::new(0),
-        routes,
-        cpu_atomics,
-        local_pes,
-        net: AtomicPtr::new(std::ptr::null_mut()),
-        generation: AtomicU64::new(0),
-        _mappings: mappings,
-    };
-    world.connect(call);
-    if me == 0 && (world.config.info || world.config.version) {
-        print!("{}", super::info::banner(&world));
-    }
-    world
-}
-
 impl World {
-    /// Builds the UCX network if some PE is on the UCX route: registers both segments, exchanges
-    /// the cards through the bootstrap, connects to every PE (this one included, since every
-    /// atomic then goes through UCX) and starts the progress thread.
-    fn connect(&self, call: &'static str) {
-        if self.cpu_atomics {
-            return;
-        }
-        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
-        let segments = self.segments.each_ref().map(|s| (s.base, s.len));
-        // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
-        // and accessed by the library only through raw pointers and atomics.
-        let local = unsafe { ucx::Local::new(&segments) }
-            .unwrap_or_else(|e| fatal!(call, "cannot set up UCX: {e}"));
-        let card = local
-            .card()
-            .unwrap_or_else(|e| fatal!(call, "cannot describe this PE to UCX peers: {e}"));
-        let key = |pe: usize| format!("rshmem-ucx{generation}-{pe}");
-        let mut cards = Vec::with_capacity(self.npes);
-        {
-            let mut guard = bootstrap_lock();
-            let boot = guard.as_mut().expect("bootstrap installed at init");
-            let mut exchange = || -> bootstrap::Result<()> {
-                boot.put_large(&key(self.me), &card)?;
-                boot.barrier()?;
-                for pe in 0..self.npes {
-                    cards.push(if pe == self.me {
-                        card.clone()
-                    } else {
-                        boot.get_large(&key(pe))?
-                    });
-                }
-                Ok(())
-            };
-            if let Err(e) = exchange() {
-                drop(guard);
-                fatal!(call, "launcher exchange of the UCX cards failed: {e}");
-            }
-        }
-        let net = Network::connect(local, &cards, super::handle::LANES)
-            .unwrap_or_else(|e| fatal!(call, "cannot connect to the UCX peers: {e}"));
-        self.net
-            .store(Box::into_raw(Box::new(net)), Ordering::Release);
-    }
-
-    /// The UCX network, if this job uses one.
+    /// The network, if this job has one.
     #[inline(always)]
-    pub fn network(&self) -> Option<&Network> {
+    pub(crate) fn remote(&self) -> Option<&Remote> {
         if self.cpu_atomics {
             return None;
         }
-        Some(self.net())
+        Some(self.remote_or_fail())
     }
 
-    /// Waits until `done()` ([`super::wait::until`]), moving what the default UCX lane has queued
-    /// meanwhile when the job uses UCX.
+    /// Waits until `done()` ([`super::wait::until`]), moving what the network's default lane has
+    /// queued meanwhile when the job has a network.
     #[inline]
     pub fn wait_until(&self, done: impl FnMut() -> bool) {
-        match self.network() {
+        match self.remote() {
             None => super::wait::until(done),
-            Some(net) => super::wait::until_polling(done, || net.default_lane().poll()),
+            Some(net) => super::wait::until_polling(done, || net.poll()),
         }
     }
 
-    /// The UCX network (some PE is on the UCX route, and the World is initialized).
+    /// The network (some PE is on the network route, and the World is initialized).
     #[inline(always)]
-    pub fn net(&self) -> &Network {
-        let net = self.net.load(Ordering::Acquire);
+    pub(crate) fn remote_or_fail(&self) -> &Remote {
+        let net = self.remote.load(Ordering::Acquire);
         if net.is_null() {
             no_network();
         }
@@ -555,7 +298,7 @@ impl World {
     }
 
     /// Where an operation on `pe`'s copy of the symmetric range `addr..addr+len` goes: the mapped
-    /// address, or the segment and offset to reach over UCX; the error names `call` and the
+    /// address, or the segment and offset to reach over the network; the error names `call` and the
     /// argument `what` if the range is not symmetric.
     #[inline(always)]
     pub fn target(
@@ -580,7 +323,7 @@ impl World {
     }
 
     /// [`World::target`] for an atomic: mapped only when the job uses CPU atomics, otherwise
-    /// over UCX whatever the route (one atomic path per job).
+    /// over the network whatever the route (one atomic path per job).
     #[inline(always)]
     pub fn atomic_target(
         &self,
@@ -626,7 +369,7 @@ impl World {
     }
 
     /// Adds `value` to the word `field` selects in `pe`'s control block: a CPU atomic on a mapped
-    /// block, a non-fetching UCX atomic otherwise (it completes at the target without this PE
+    /// block, the network's control-word add otherwise (it completes at the target without this PE
     /// waiting for a reply). `call` names the caller in errors.
     pub fn control_add(
         &self,
@@ -640,21 +383,16 @@ impl World {
                 word.fetch_add(value, Ordering::Release);
             }
             Err(off) => {
-                let added = self
-                    .net()
-                    .default_lane()
-                    .rkey(pe, Seg::Heap as usize)
-                    .and_then(|k| k.add(off, value));
-                if let Err(e) = added {
-                    fatal!(call, "signalling PE {pe} over UCX: {e}");
+                if let Err(e) = self.remote_or_fail().control_add(pe, off, value) {
+                    fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
             }
         }
     }
 
     /// Stores `value` into the word `field` selects in `pe`'s control block: a release store into
-    /// a mapped block, an 8-byte put over UCX otherwise (aligned, so the target sees the old or the
-    /// new word, never a mix; the put completes locally at once and at the target by progress).
+    /// a mapped block, the network's control-word store otherwise (the target sees the old or the
+    /// new word, never a mix).
     pub fn control_store(
         &self,
         call: &'static str,
@@ -665,22 +403,15 @@ impl World {
         match self.control_target(pe, &field) {
             Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
-                let net = self.net().default_lane();
-                // Straight through the key, not `Lane::put`: the word is the library's own, so the
-                // program's next quiet need not flush for it (its peer waits for it anyway).
-                // SAFETY: `value` lives on this frame until the put completed locally, below.
-                let put = net
-                    .rkey(pe, Seg::Heap as usize)
-                    .and_then(|k| unsafe { k.put_nbi(off, (&raw const value).cast(), 8) });
-                if let Err(e) = put.and_then(ucx::Request::wait) {
-                    fatal!(call, "signalling PE {pe} over UCX: {e}");
+                if let Err(e) = self.remote_or_fail().control_store(pe, off, value) {
+                    fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
             }
         }
     }
 
     /// Loads `N` consecutive words of `pe`'s control block from the one `field` selects (acquire
-    /// loads in order, or one get over UCX).
+    /// loads in order, or one network load).
     pub fn control_load<const N: usize>(
         &self,
         call: &'static str,
@@ -698,17 +429,11 @@ impl World {
             }
             Err(off) => {
                 let mut words = [0u64; N];
-                // SAFETY: plain integers, any bit pattern is valid; the slice covers `words`.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * N)
-                };
-                let loaded = self
-                    .net()
-                    .default_lane()
-                    .rkey(pe, Seg::Heap as usize)
-                    .and_then(|k| k.get(off, bytes));
-                if let Err(e) = loaded {
-                    fatal!(call, "reading PE {pe}'s control block over UCX: {e}");
+                if let Err(e) = self.remote_or_fail().control_load(pe, off, &mut words) {
+                    fatal!(
+                        call,
+                        "reading PE {pe}'s control block over the network: {e}"
+                    );
                 }
                 words
             }
@@ -738,7 +463,7 @@ impl World {
 fn no_network() -> ! {
     fatal!(
         "rshmem",
-        "internal error: a UCX operation without a UCX network"
+        "internal error: a network operation without a network"
     )
 }
 
@@ -747,7 +472,7 @@ fn no_network() -> ! {
 fn not_mapped(call: &'static str, pe: usize) -> ! {
     fatal!(
         call,
-        "internal error: PE {pe} is on the UCX route, its memory is not mapped here"
+        "internal error: PE {pe} is on the network route, its memory is not mapped here"
     )
 }
 

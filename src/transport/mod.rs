@@ -1,6 +1,420 @@
 //! How bytes reach a peer. `shm` is the on-node route: every PE maps every local peer's symmetric
 //! segments, so an operation is a load, a store, a `memcpy` or a CPU atomic on the mapped address.
-//! `ucx` is the route to PEs on other nodes: a safe layer over the system UCX (`ucx-sys`).
+//! Everything else goes through one seam, the [`Network`] interface (after Sandia OpenSHMEM's
+//! `transport_*.h`): put, get, strided transfers, atomics, fence, quiet and the library's own
+//! control words, each on a PE, a segment and an offset. Each network is one module behind it
+//! (`ucx` now) and one variant of [`Remote`], the value the World holds once `shmem_init` chose it.
+//!
+//! Invariants: nothing above this module names a network module; the runtime and the operations
+//! hold a [`Remote`] and call its methods, which dispatch statically (a `match` of one arm per
+//! network, no `dyn`, no allocation). The shared-memory fast path never reaches this module: an
+//! operation tests the peer's mapped base first and calls here only when it is 0 (or when the job
+//! does every atomic over the network, see `runtime::world`).
+//!
+//! Lanes. A lane is a network's state for one shmem context (lane 0: the default context), so
+//! that quiet and fence of a context touch its own operations only. A network opens a lane at
+//! its first operation (a context that never reaches the network costs nothing), fence and quiet
+//! of a lane never opened do nothing, and every lane closes at [`Remote::close`].
+//!
+//! Segments are numbered as the runtime numbers them (0: the heap, 1: the global data); offsets are
+//! from the start of the peer's segment, checked against its length by the network.
 
 pub mod shm;
-pub mod ucx;
+pub(crate) mod ucx;
+
+use std::fmt;
+use std::time::Instant;
+
+/// A failed network operation, in words (the network's call and status).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(String);
+
+impl Error {
+    /// An error described by `text`.
+    pub(crate) fn new(text: impl Into<String>) -> Error {
+        Error(text.into())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub(crate) type Result<T> = std::result::Result<T, Error>;
+
+/// The segment number of the symmetric heap, where the control words live.
+pub(crate) const HEAP: usize = 0;
+
+/// A word a network updates atomically at the target: `u32` or `u64`.
+pub trait AmoWord: Copy + sealed::Sealed {}
+impl AmoWord for u32 {}
+impl AmoWord for u64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// The read-modify-write atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rmw {
+    Add,
+    And,
+    Or,
+    Xor,
+}
+
+/// What this PE publishes and learns at init to build a network: every PE's card (opaque text
+/// the network writes and reads), exchanged through the launcher by the caller.
+pub(crate) type Exchange<'a> = dyn FnMut(&str) -> std::result::Result<Vec<String>, String> + 'a;
+
+/// The seam: what every network does. `lane` is the context's lane, `pe` a world PE, `seg` and
+/// `off` the segment and offset of the peer's copy.
+///
+/// Completion: a blocking put returns when its source may be reused, a get or fetching atomic
+/// with the value; `nbi` forms return at once (the buffers stay the caller's until the next
+/// quiet of the lane). Everything issued on a lane is complete at its target after
+/// [`Network::quiet`], and ordered before what follows after [`Network::fence`].
+pub(crate) trait Network: Sized {
+    /// Connects to every PE: registers this PE's `segments` (`(base, len)`, mapped for the life
+    /// of the process), trades cards through `exchange`, opens lane 0; room for `lanes` lanes.
+    ///
+    /// # Safety
+    /// Every non-empty segment is mapped read-write for the life of the process and accessed
+    /// locally only as shared memory (raw pointers and atomics).
+    unsafe fn connect(
+        segments: &[(usize, usize)],
+        lanes: usize,
+        exchange: &mut Exchange,
+    ) -> Result<Self>;
+
+    /// Puts `len` bytes from `src` to `pe`'s (`seg`, `off`).
+    ///
+    /// # Safety
+    /// `src..src+len` is readable (and, for `nbi`, unchanged until the next quiet).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn put(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        src: *const u8,
+        len: usize,
+        nbi: bool,
+    ) -> Result<()>;
+
+    /// Gets `len` bytes from `pe`'s (`seg`, `off`) into `dst`, ordered after the lane's puts.
+    ///
+    /// # Safety
+    /// `dst..dst+len` is writable (and, for `nbi`, not read until the next quiet).
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn get(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: *mut u8,
+        len: usize,
+        nbi: bool,
+    ) -> Result<()>;
+
+    /// `count` blocks of `block` bytes, remote `off + i*rstride` and local `local + i*lstride`
+    /// (`to_peer`: put, else get), every block started before any is waited for.
+    ///
+    /// # Safety
+    /// Every local block is valid (readable for a put, writable for a get), the blocks of a get
+    /// do not overlap each other.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn strided(
+        &self,
+        lane: usize,
+        to_peer: bool,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        rstride: isize,
+        local: usize,
+        lstride: isize,
+        block: usize,
+        count: usize,
+    ) -> Result<()>;
+
+    /// A read-modify-write: the old value when `fetch`, else `value`. `landed`: the update must
+    /// be visible at the target when this returns (the target's memory is also read with loads).
+    #[allow(clippy::too_many_arguments)]
+    fn rmw<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        op: Rmw,
+        value: W,
+        fetch: bool,
+        landed: bool,
+    ) -> Result<W>;
+
+    /// Atomic swap; the old value.
+    fn swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        value: W,
+    ) -> Result<W>;
+
+    /// Atomic compare-and-swap; the old value.
+    #[allow(clippy::too_many_arguments)]
+    fn compare_swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        cond: W,
+        value: W,
+    ) -> Result<W>;
+
+    /// Atomic fetch.
+    fn fetch<W: AmoWord + Default>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+    ) -> Result<W>;
+
+    /// `shmem_fence` on `lane` (nothing if the lane never opened).
+    fn fence(&self, lane: usize) -> Result<()>;
+
+    /// `shmem_quiet` on `lane` (nothing if the lane never opened).
+    fn quiet(&self, lane: usize) -> Result<()>;
+
+    /// `shmem_pe_quiet` on `lane`: the operations to `pes` complete (others may too).
+    fn pe_quiet(&self, lane: usize, pes: &[usize]) -> Result<()>;
+
+    /// Stores `value` into the control word at heap offset `off` of `pe`: the peer sees the old
+    /// or the new word, never a mix; it lands by progress, no quiet needed.
+    fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()>;
+
+    /// Adds `value` to the control word at heap offset `off` of `pe` (no reply awaited).
+    fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()>;
+
+    /// Loads `words.len()` consecutive control words from heap offset `off` of `pe`.
+    fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()>;
+
+    /// Moves what the default lane has queued, without waiting (called by wait loops).
+    fn poll(&self);
+
+    /// Closes every lane by `deadline`; this PE keeps answering its peers until [`Network::stop`].
+    fn close(&mut self, deadline: Instant) -> Result<()>;
+
+    /// Stops answering peers (after every PE closed, a launcher barrier later).
+    fn stop(&mut self) -> Result<()>;
+}
+
+/// The network of this job, chosen at init: one variant per network module.
+pub(crate) enum Remote {
+    Ucx(ucx::Network),
+}
+
+/// `$body` with `$n` bound to the network inside `$remote`: the one `match` that a new network
+/// adds an arm to.
+macro_rules! each {
+    ($remote:expr, $n:ident => $body:expr) => {
+        match $remote {
+            Remote::Ucx($n) => $body,
+        }
+    };
+}
+
+impl Remote {
+    /// Connects the job's network (see [`Network::connect`]).
+    ///
+    /// # Safety
+    /// As [`Network::connect`].
+    pub(crate) unsafe fn connect(
+        segments: &[(usize, usize)],
+        lanes: usize,
+        exchange: &mut Exchange,
+    ) -> Result<Remote> {
+        // SAFETY: forwarded contract.
+        unsafe { <ucx::Network as Network>::connect(segments, lanes, exchange) }.map(Remote::Ucx)
+    }
+
+    /// See [`Network::put`].
+    ///
+    /// # Safety
+    /// As [`Network::put`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn put(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        src: *const u8,
+        len: usize,
+        nbi: bool,
+    ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        each!(self, n => unsafe { Network::put(n, lane, pe, seg, off, src, len, nbi) })
+    }
+
+    /// See [`Network::get`].
+    ///
+    /// # Safety
+    /// As [`Network::get`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn get(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: *mut u8,
+        len: usize,
+        nbi: bool,
+    ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        each!(self, n => unsafe { Network::get(n, lane, pe, seg, off, dst, len, nbi) })
+    }
+
+    /// See [`Network::strided`].
+    ///
+    /// # Safety
+    /// As [`Network::strided`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn strided(
+        &self,
+        lane: usize,
+        to_peer: bool,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        rstride: isize,
+        local: usize,
+        lstride: isize,
+        block: usize,
+        count: usize,
+    ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        each!(self, n => unsafe {
+            Network::strided(n, lane, to_peer, pe, seg, off, rstride, local, lstride, block, count)
+        })
+    }
+
+    /// See [`Network::rmw`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn rmw<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        op: Rmw,
+        value: W,
+        fetch: bool,
+        landed: bool,
+    ) -> Result<W> {
+        each!(self, n => Network::rmw(n, lane, pe, seg, off, op, value, fetch, landed))
+    }
+
+    /// See [`Network::swap`].
+    #[inline]
+    pub(crate) fn swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        value: W,
+    ) -> Result<W> {
+        each!(self, n => Network::swap(n, lane, pe, seg, off, value))
+    }
+
+    /// See [`Network::compare_swap`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn compare_swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        cond: W,
+        value: W,
+    ) -> Result<W> {
+        each!(self, n => Network::compare_swap(n, lane, pe, seg, off, cond, value))
+    }
+
+    /// See [`Network::fetch`].
+    #[inline]
+    pub(crate) fn fetch<W: AmoWord + Default>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+    ) -> Result<W> {
+        each!(self, n => Network::fetch(n, lane, pe, seg, off))
+    }
+
+    /// See [`Network::fence`].
+    pub(crate) fn fence(&self, lane: usize) -> Result<()> {
+        each!(self, n => Network::fence(n, lane))
+    }
+
+    /// See [`Network::quiet`].
+    pub(crate) fn quiet(&self, lane: usize) -> Result<()> {
+        each!(self, n => Network::quiet(n, lane))
+    }
+
+    /// See [`Network::pe_quiet`].
+    pub(crate) fn pe_quiet(&self, lane: usize, pes: &[usize]) -> Result<()> {
+        each!(self, n => Network::pe_quiet(n, lane, pes))
+    }
+
+    /// See [`Network::control_store`].
+    pub(crate) fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        each!(self, n => Network::control_store(n, pe, off, value))
+    }
+
+    /// See [`Network::control_add`].
+    pub(crate) fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        each!(self, n => Network::control_add(n, pe, off, value))
+    }
+
+    /// See [`Network::control_load`].
+    pub(crate) fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()> {
+        each!(self, n => Network::control_load(n, pe, off, words))
+    }
+
+    /// See [`Network::poll`].
+    #[inline]
+    pub(crate) fn poll(&self) {
+        each!(self, n => Network::poll(n))
+    }
+
+    /// See [`Network::close`].
+    pub(crate) fn close(&mut self, deadline: Instant) -> Result<()> {
+        each!(self, n => Network::close(n, deadline))
+    }
+
+    /// See [`Network::stop`].
+    pub(crate) fn stop(&mut self) -> Result<()> {
+        each!(self, n => Network::stop(n))
+    }
+}

@@ -41,13 +41,14 @@
 pub mod context;
 pub mod network;
 pub mod progress;
+mod remote;
 pub mod rma;
 pub mod worker;
 
 pub use context::{Context, MemoryRegion};
 pub use network::{Lane, Local, Network};
 pub use progress::ProgressThread;
-pub use rma::{AmoWord, RemoteKey};
+pub use rma::RemoteKey;
 pub use worker::{Armed, Endpoint, Request, Worker};
 
 use std::ffi::CStr;
@@ -72,6 +73,12 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<Error> for crate::transport::Error {
+    fn from(e: Error) -> Self {
+        crate::transport::Error::new(format!("UCX: {e}"))
+    }
+}
 
 pub type Result<T> = std::result::Result<T, Error>;
 

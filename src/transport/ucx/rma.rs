@@ -7,6 +7,7 @@
 
 use super::worker::{Endpoint, EndpointHandle, Request};
 use super::{Error, Result, check};
+pub use crate::transport::AmoWord;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
@@ -53,17 +54,6 @@ impl Endpoint {
             endpoint: self.handle.clone(),
         })
     }
-}
-
-/// A word UCX updates atomically at the target: `u32` or `u64`.
-pub trait AmoWord: Copy + sealed::Sealed {}
-impl AmoWord for u32 {}
-impl AmoWord for u64 {}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for u32 {}
-    impl Sealed for u64 {}
 }
 
 impl RemoteKey {

@@ -1,0 +1,413 @@
+//! Start-up: how `shmem_init` builds the [`World`]. In order: the bootstrap (the launcher), the
+//! configuration, this PE's segments (the symmetric heap after the control block, and the
+//! program's global data), one [`Record`] per PE traded through the launcher and checked against
+//! this PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and
+//! last the network, connected when some PE is on the network route.
+//!
+//! Invariants: every PE runs the same steps in the same order (each exchange is collective); a
+//! record another PE published that this library version would not write, or that disagrees with
+//! this PE's (heap size, global data size, `SHMEM_TRANSPORT`), is an error naming that PE and the
+//! value, before any segment is mapped.
+
+use super::config::{Config, Transport, parse_transport};
+use super::heap::Heap;
+use super::world::{RANK, Route, SegmentView, World, bootstrap_lock};
+use crate::bootstrap::{self, Bootstrap};
+use crate::fatal;
+use crate::transport::Remote;
+use crate::transport::shm::{self, Segment, control};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
+
+/// What each PE publishes about itself at init (key `rshmem-<pe>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Record {
+    /// Who runs where: PEs with the same host id share memory.
+    pub host: String,
+    /// Bytes of the heap segment (control block + `SHMEM_SYMMETRIC_SIZE`, page rounded).
+    pub heap_len: usize,
+    /// Bytes of the global data segment (0: none).
+    pub data_len: usize,
+    /// The process that created the segments: part of their names.
+    pub pid: u32,
+    /// `SHMEM_TRANSPORT`.
+    pub transport: Transport,
+}
+
+impl Record {
+    /// `host=..,heap=..,data=..,pid=..,transport=..`; the host id holds no `,` or `=`.
+    pub fn format(&self) -> String {
+        format!(
+            "host={},heap={},data={},pid={},transport={}",
+            self.host,
+            self.heap_len,
+            self.data_len,
+            self.pid,
+            self.transport.name()
+        )
+    }
+
+    /// The record `format` wrote, or what is wrong with `text`.
+    pub fn parse(text: &str) -> Result<Record, String> {
+        let mut fields = [None; 5];
+        const NAMES: [&str; 5] = ["host", "heap", "data", "pid", "transport"];
+        for field in text.split(',') {
+            let (name, value) = field
+                .split_once('=')
+                .ok_or_else(|| format!("field '{field}' is not name=value"))?;
+            let i = NAMES
+                .iter()
+                .position(|n| *n == name)
+                .ok_or_else(|| format!("unknown field '{name}'"))?;
+            if fields[i].replace(value).is_some() {
+                return Err(format!("field '{name}' appears twice"));
+            }
+        }
+        let field = |i: usize| fields[i].ok_or_else(|| format!("no field '{}'", NAMES[i]));
+        let number = |i: usize| {
+            let v = field(i)?;
+            v.parse::<usize>()
+                .map_err(|_| format!("{} = '{v}' is not a number", NAMES[i]))
+        };
+        let pid = field(3)?;
+        Ok(Record {
+            host: field(0)?.to_string(),
+            heap_len: number(1)?,
+            data_len: number(2)?,
+            pid: pid
+                .parse()
+                .map_err(|_| format!("pid = '{pid}' is not a process id"))?,
+            transport: parse_transport(field(4)?)
+                .map_err(|why| format!("transport = '{}' {why}", fields[4].unwrap_or("")))?,
+        })
+    }
+}
+
+/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<heap|data>`: unique per job and PE, and naming
+/// its creator so that a later job can remove it if the creator died before unlinking it.
+fn segment_name(pid: u32, job: &str, pe: usize, seg: &str) -> String {
+    format!("{}{pid}-{job}-{pe}-{seg}", segment_prefix())
+}
+
+fn segment_prefix() -> String {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    format!("/rshmem-{uid}-")
+}
+
+/// Who runs where: PEs with the same host id share memory.
+fn host_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    format!("{}:{}", host.trim(), boot.trim())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == ':' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Runs `f` on the installed bootstrap; a failure is the error naming `call`.
+fn exchange<R>(
+    call: &'static str,
+    f: impl FnOnce(&mut dyn Bootstrap) -> bootstrap::Result<R>,
+) -> R {
+    let mut guard = bootstrap_lock();
+    let boot = guard.as_mut().expect("bootstrap installed at init");
+    match f(boot.as_mut()) {
+        Ok(v) => v,
+        Err(e) => {
+            drop(guard);
+            fatal!(call, "launcher exchange failed: {e}")
+        }
+    }
+}
+
+/// Builds the World: configuration, bootstrap, segments, peers' mappings, the network.
+pub(super) fn build(call: &'static str) -> World {
+    let boot = bootstrap::from_environment()
+        .unwrap_or_else(|e| fatal!(call, "cannot reach the launcher: {e}"));
+    let (me, npes, job) = (boot.rank(), boot.size(), boot.job_id().to_string());
+    RANK.store(me as isize, Ordering::Relaxed);
+    *bootstrap_lock() = Some(boot);
+    // After the bootstrap, so that a bad value stops the whole job, not just this PE.
+    let (config, sources) =
+        Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
+
+    // Our own segments: the heap (control block + SHMEM_SYMMETRIC_SIZE) and the global data.
+    let page = 4096;
+    let heap_len = config
+        .symmetric_size
+        .checked_add(control::CONTROL_SIZE)
+        .and_then(|n| n.checked_next_multiple_of(page))
+        .unwrap_or_else(|| {
+            fatal!(
+                call,
+                "SHMEM_SYMMETRIC_SIZE = {} is too large",
+                config.symmetric_size
+            )
+        });
+    // Segments of this user's jobs whose creator died during its init (between creating and
+    // unlinking them) would stay in /dev/shm: remove them.
+    Segment::remove_orphans(&segment_prefix());
+    let pid = std::process::id();
+    let heap_name = segment_name(pid, &job, me, "heap");
+    let heap = Segment::create(&heap_name, heap_len).unwrap_or_else(|e| {
+        fatal!(
+            call,
+            "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
+        )
+    });
+    let data_name = segment_name(pid, &job, me, "data");
+    let data = shm::data_segment::find().map(|r| {
+        // SAFETY: the range is the executable's own writable data, page aligned; init runs before
+        // the program's other threads may touch symmetric data (they must not call into the
+        // library concurrently with shmem_init).
+        unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(|e| {
+            Segment::unlink(&heap_name);
+            fatal!(
+                call,
+                "cannot share the program's global data ({} bytes): {e}",
+                r.len
+            )
+        })
+    });
+    let data_len = data.as_ref().map_or(0, Segment::len);
+
+    // Tell the others, learn about them.
+    let mine = Record {
+        host: host_id(),
+        heap_len,
+        data_len,
+        pid,
+        transport: config.transport,
+    };
+    exchange(call, |b| b.put(&format!("rshmem-{me}"), &mine.format()));
+    exchange(call, |b| b.barrier());
+    let records: Vec<Record> = (0..npes)
+        .map(|pe| {
+            if pe == me {
+                return mine.clone();
+            }
+            let theirs = exchange(call, |b| b.get(&format!("rshmem-{pe}")));
+            let theirs = Record::parse(&theirs).unwrap_or_else(|why| {
+                fatal!(
+                    call,
+                    "PE {pe} published '{theirs}', not what this library version publishes: {why}"
+                )
+            });
+            check_agrees(call, pe, &theirs, &mine);
+            theirs
+        })
+        .collect();
+    // The routes: shared memory for the PEs of this node unless every PE is forced onto the
+    // network.
+    let routes: Box<[Route]> = records
+        .iter()
+        .map(|r| match mine.transport {
+            Transport::Auto if r.host == mine.host => Route::Shm,
+            _ => Route::Net,
+        })
+        .collect();
+    let local_pes = records.iter().filter(|r| r.host == mine.host).count();
+
+    let mut mappings = Vec::new();
+    let mut heap_peers = vec![0usize; npes];
+    let mut data_peers = vec![0usize; npes];
+    for (pe, record) in records.iter().enumerate() {
+        if routes[pe] == Route::Net {
+            continue;
+        }
+        if pe == me {
+            heap_peers[pe] = heap.base();
+            data_peers[pe] = data.as_ref().map_or(0, Segment::base);
+            continue;
+        }
+        let h = Segment::open(&segment_name(record.pid, &job, pe, "heap"), heap_len)
+            .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
+        heap_peers[pe] = h.base();
+        mappings.push(h);
+        if data_len > 0 {
+            let d = Segment::open(&segment_name(record.pid, &job, pe, "data"), data_len)
+                .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
+            data_peers[pe] = d.base();
+            mappings.push(d);
+        }
+    }
+    super::wait::configure(local_pes);
+    // Everyone holds a mapping of its on-node peers' segments: the names can go.
+    exchange(call, |b| b.barrier());
+    Segment::unlink(&heap_name);
+    Segment::unlink(&data_name);
+
+    let heap_view = SegmentView {
+        base: heap.base(),
+        len: heap_len,
+        peers: heap_peers.into(),
+    };
+    let data_view = SegmentView {
+        base: data.as_ref().map_or(0, Segment::base),
+        len: data_len,
+        peers: data_peers.into(),
+    };
+    mappings.push(heap);
+    mappings.extend(data);
+    let cpu_atomics = routes.iter().all(|r| *r == Route::Shm);
+    let world = World {
+        me,
+        npes,
+        sources,
+        heap: Mutex::new(Heap::new(
+            control::CONTROL_SIZE,
+            control::CONTROL_SIZE + config.symmetric_size,
+        )),
+        config,
+        segments: [heap_view, data_view],
+        thread_level: AtomicI32::new(0),
+        team_slots: AtomicU64::new(0b11),
+        epoch_high: AtomicU64::new(0),
+        aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
+        alloc_seq: AtomicU64::new(0),
+        routes,
+        cpu_atomics,
+        local_pes,
+        remote: AtomicPtr::new(std::ptr::null_mut()),
+        generation: AtomicU64::new(0),
+        _mappings: mappings,
+    };
+    connect(&world, call);
+    if me == 0 && (world.config.info || world.config.version) {
+        print!("{}", super::info::banner(&world));
+    }
+    world
+}
+
+/// Stops the job unless PE `pe`'s record agrees with this PE's where every PE must agree.
+fn check_agrees(call: &'static str, pe: usize, theirs: &Record, mine: &Record) {
+    if theirs.heap_len != mine.heap_len {
+        fatal!(
+            call,
+            "PE {pe} has a symmetric heap of {} bytes, this PE {}: SHMEM_SYMMETRIC_SIZE must be the same on every PE",
+            theirs.heap_len,
+            mine.heap_len
+        );
+    }
+    if theirs.data_len != mine.data_len {
+        fatal!(
+            call,
+            "PE {pe} has {} bytes of global data, this PE {}: every PE must run the same executable",
+            theirs.data_len,
+            mine.data_len
+        );
+    }
+    if theirs.transport != mine.transport {
+        fatal!(
+            call,
+            "PE {pe} has SHMEM_TRANSPORT = {}, this PE {}: it must be the same on every PE",
+            theirs.transport.name(),
+            mine.transport.name()
+        );
+    }
+}
+
+/// Connects the network if some PE is on the network route: the transport registers both
+/// segments and writes this PE's card, the cards go round through the launcher, and the
+/// transport connects to every PE (this one included, since every atomic then goes through it).
+/// Also at a repeated `shmem_init` (a new generation of keys).
+pub(super) fn connect(w: &World, call: &'static str) {
+    if w.cpu_atomics {
+        return;
+    }
+    let generation = w.generation.fetch_add(1, Ordering::Relaxed);
+    let segments = w.segments.each_ref().map(|s| (s.base, s.len));
+    let key = |pe: usize| format!("rshmem-net{generation}-{pe}");
+    let mut trade = |card: &str| -> Result<Vec<String>, String> {
+        let mut guard = bootstrap_lock();
+        let boot = guard.as_mut().expect("bootstrap installed at init");
+        let mut run = || -> bootstrap::Result<Vec<String>> {
+            boot.put_large(&key(w.me), card)?;
+            boot.barrier()?;
+            (0..w.npes)
+                .map(|pe| {
+                    if pe == w.me {
+                        Ok(card.to_string())
+                    } else {
+                        boot.get_large(&key(pe))
+                    }
+                })
+                .collect()
+        };
+        run().map_err(|e| format!("launcher exchange of the network cards failed: {e}"))
+    };
+    // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
+    // and accessed by the library only through raw pointers and atomics.
+    let remote = unsafe { Remote::connect(&segments, super::handle::LANES, &mut trade) }
+        .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
+    w.remote
+        .store(Box::into_raw(Box::new(remote)), Ordering::Release);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Record {
+        Record {
+            host: "node-3:5d2e-aa.1".into(),
+            heap_len: 1 << 30,
+            data_len: 8192,
+            pid: 4242,
+            transport: Transport::Ucx,
+        }
+    }
+
+    #[test]
+    fn record_round_trips() {
+        let r = sample();
+        assert_eq!(
+            r.format(),
+            "host=node-3:5d2e-aa.1,heap=1073741824,data=8192,pid=4242,transport=ucx"
+        );
+        assert_eq!(Record::parse(&r.format()), Ok(r));
+    }
+
+    #[test]
+    fn record_fields_may_come_in_any_order() {
+        let text = "pid=7,transport=auto,data=0,heap=4096,host=h";
+        let r = Record::parse(text).unwrap();
+        assert_eq!((r.pid, r.heap_len, r.data_len), (7, 4096, 0));
+        assert_eq!((r.host.as_str(), r.transport), ("h", Transport::Auto));
+    }
+
+    #[test]
+    fn bad_records_say_what_is_wrong() {
+        let err = |t: &str| Record::parse(t).unwrap_err();
+        assert_eq!(err("host=h,heap=1,data=0,pid=7"), "no field 'transport'");
+        assert_eq!(
+            err("host=h,heap=x,data=0,pid=7,transport=ucx"),
+            "heap = 'x' is not a number"
+        );
+        assert_eq!(
+            err("host=h,heap=1,data=0,pid=-1,transport=ucx"),
+            "pid = '-1' is not a process id"
+        );
+        assert_eq!(
+            err("host=h,heap=1,data=0,pid=7,transport=ucx,colour=red"),
+            "unknown field 'colour'"
+        );
+        assert_eq!(
+            err("host=h,host=h,heap=1,data=0,pid=7,transport=ucx"),
+            "field 'host' appears twice"
+        );
+        // The comma record of earlier versions, fields by position.
+        assert_eq!(
+            err("h,1073745920,0,4242,auto"),
+            "field 'h' is not name=value"
+        );
+        assert!(err("host=h,heap=1,data=0,pid=7,transport=tcp").starts_with("transport = 'tcp' "));
+    }
+}

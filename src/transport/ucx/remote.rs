@@ -1,0 +1,243 @@
+//! The UCX network behind the transport seam ([`crate::transport::Network`]): each operation on
+//! the lane of its context, with UCX's completion and ordering rules kept here.
+//!
+//! Completion, the cheapest correct scheme: a blocking put starts `ucp_put_nbx` and waits only for
+//! local completion (the source may be reused; UCX usually completes a small put at once, with no
+//! request at all); remote completion is left to quiet (a worker flush), which is when OpenSHMEM
+//! requires it. No endpoint flush per put: that would cost a round trip each. A later get or
+//! fetching atomic of the lane is ordered after its puts by a worker fence, issued only when a put
+//! went out since the last fence ([`Lane::order_reads`]). The `nbi` forms start the operation and
+//! drop the request (a get's is kept until quiet): it completes at the next quiet. Atomics wait
+//! for their reply (fetching ones need it; the others wait when the caller needs the update landed).
+//!
+//! Control words go straight through the heap's remote key of the default lane, not
+//! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
+
+use super::{Error, Lane, Local, Network, Request};
+use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
+use std::time::Instant;
+
+impl Network {
+    #[inline]
+    fn lane_for(&self, lane: usize) -> transport::Result<&Lane> {
+        Ok(self.lane(lane)?)
+    }
+}
+
+impl transport::Network for Network {
+    unsafe fn connect(
+        segments: &[(usize, usize)],
+        lanes: usize,
+        exchange: &mut Exchange,
+    ) -> transport::Result<Network> {
+        // SAFETY: forwarded contract.
+        let local = unsafe { Local::new(segments) }?;
+        let card = local.card()?;
+        let cards = exchange(&card).map_err(transport::Error::new)?;
+        Ok(Network::connect(local, &cards, lanes)?)
+    }
+
+    unsafe fn put(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        src: *const u8,
+        len: usize,
+        nbi: bool,
+    ) -> transport::Result<()> {
+        // SAFETY: forwarded contract.
+        let request = unsafe { self.lane_for(lane)?.put(pe, seg, off, src, len) }?;
+        if !nbi {
+            request.wait()?;
+        }
+        Ok(())
+    }
+
+    unsafe fn get(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: *mut u8,
+        len: usize,
+        nbi: bool,
+    ) -> transport::Result<()> {
+        let lane = self.lane_for(lane)?;
+        // SAFETY: forwarded contract.
+        let request = unsafe { lane.get(pe, seg, off, dst, len) }?;
+        if nbi {
+            lane.track(request)?;
+        } else {
+            request.wait()?;
+        }
+        Ok(())
+    }
+
+    unsafe fn strided(
+        &self,
+        lane: usize,
+        to_peer: bool,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        rstride: isize,
+        local: usize,
+        lstride: isize,
+        block: usize,
+        count: usize,
+    ) -> transport::Result<()> {
+        let lane = self.lane_for(lane)?;
+        let requests: Vec<super::Result<Request>> = (0..count as isize)
+            .map(|i| {
+                let r = off.wrapping_add_signed(i * rstride);
+                let l = local.wrapping_add_signed(i * lstride);
+                // SAFETY: forwarded contract; every request is waited for below.
+                unsafe {
+                    if to_peer {
+                        lane.put(pe, seg, r, l as *const u8, block)
+                    } else {
+                        lane.get(pe, seg, r, l as *mut u8, block)
+                    }
+                }
+            })
+            .collect();
+        let mut first: Result<(), Error> = Ok(());
+        for request in requests {
+            let done = request.and_then(Request::wait);
+            if first.is_ok() {
+                first = done;
+            }
+        }
+        Ok(first?)
+    }
+
+    fn rmw<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        op: Rmw,
+        value: W,
+        fetch: bool,
+        landed: bool,
+    ) -> transport::Result<W> {
+        let lane = self.lane_for(lane)?;
+        let k = lane.rkey(pe, seg)?;
+        if fetch || landed {
+            lane.order_reads()?;
+            let old = match op {
+                Rmw::Add => k.fetch_add(off, value),
+                Rmw::And => k.fetch_and(off, value),
+                Rmw::Or => k.fetch_or(off, value),
+                Rmw::Xor => k.fetch_xor(off, value),
+            }?;
+            Ok(if fetch { old } else { value })
+        } else {
+            let sent = match op {
+                Rmw::Add => k.add(off, value),
+                Rmw::And => k.and(off, value),
+                Rmw::Or => k.or(off, value),
+                Rmw::Xor => k.xor(off, value),
+            };
+            // Like a put: a later get or fetching atomic of this lane fences behind it.
+            lane.note_write();
+            sent?;
+            Ok(value)
+        }
+    }
+
+    fn swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        value: W,
+    ) -> transport::Result<W> {
+        let lane = self.lane_for(lane)?;
+        lane.order_reads()?;
+        Ok(lane.rkey(pe, seg)?.swap(off, value)?)
+    }
+
+    fn compare_swap<W: AmoWord>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        cond: W,
+        value: W,
+    ) -> transport::Result<W> {
+        let lane = self.lane_for(lane)?;
+        lane.order_reads()?;
+        Ok(lane.rkey(pe, seg)?.compare_swap(off, cond, value)?)
+    }
+
+    fn fetch<W: AmoWord + Default>(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+    ) -> transport::Result<W> {
+        let lane = self.lane_for(lane)?;
+        lane.order_reads()?;
+        Ok(lane.rkey(pe, seg)?.fetch(off)?)
+    }
+
+    fn fence(&self, lane: usize) -> transport::Result<()> {
+        match self.opened_lane(lane) {
+            Some(lane) => Ok(lane.fence()?),
+            None => Ok(()),
+        }
+    }
+
+    fn quiet(&self, lane: usize) -> transport::Result<()> {
+        match self.opened_lane(lane) {
+            Some(lane) => Ok(lane.quiet()?),
+            None => Ok(()),
+        }
+    }
+
+    fn pe_quiet(&self, lane: usize, _pes: &[usize]) -> transport::Result<()> {
+        // A flush of the lane completes the listed PEs' operations with the others': as cheap as
+        // flushing their endpoints one by one, and one call.
+        transport::Network::quiet(self, lane)
+    }
+
+    fn control_store(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        let key = self.default_lane().rkey(pe, HEAP)?;
+        // SAFETY: `value` lives on this frame until the put completed locally, just below.
+        let put = unsafe { key.put_nbi(off, (&raw const value).cast(), 8) };
+        Ok(put.and_then(Request::wait)?)
+    }
+
+    fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        Ok(self.default_lane().rkey(pe, HEAP)?.add(off, value)?)
+    }
+
+    fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> transport::Result<()> {
+        // SAFETY: plain integers, any bit pattern is valid; the slice covers `words`.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * words.len())
+        };
+        Ok(self.default_lane().rkey(pe, HEAP)?.get(off, bytes)?)
+    }
+
+    #[inline]
+    fn poll(&self) {
+        self.default_lane().poll();
+    }
+
+    fn close(&mut self, deadline: Instant) -> transport::Result<()> {
+        Ok(Network::close(self, deadline)?)
+    }
+
+    fn stop(&mut self) -> transport::Result<()> {
+        Ok(Network::stop(self)?)
+    }
+}
