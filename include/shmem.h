@@ -45,7 +45,7 @@ typedef struct rshmem_team rshmem_team;
 #define PySHMEM_HAVE_shmem_wait_test_many 1
 #define PySHMEM_HAVE_shmem_pcontrol 1
 
-/* Constants from src/api/constants.rs that cbindgen cannot render. */
+/* Constants from src/runtime/constants.rs that cbindgen cannot render. */
 #define SHMEM_VENDOR_STRING "rshmem"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 #define SHMEM_CTX_SERIALIZED (1L << 0)

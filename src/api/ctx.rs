@@ -5,8 +5,8 @@
 //! `crate::ops`; its `pshmem_` profiling twin follows it with the same body.
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::api::constants::shmem_ctx_session_config_t;
 use crate::ops::ctx;
+use crate::runtime::constants::shmem_ctx_session_config_t;
 use crate::runtime::handle::{shmem_ctx_t, shmem_team_t};
 use std::ffi::{c_int, c_long};
 

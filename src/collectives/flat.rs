@@ -7,116 +7,13 @@
 //! second barrier, when nobody reads that source any more. Every member combines the inputs in
 //! member order, so floating-point results are the same on every member.
 
-use super::{Group, Sync, barrier, split};
-use crate::runtime::handle::{self, SHMEM_CTX_DEFAULT};
-use crate::runtime::remote;
-use crate::runtime::world::{Target, World};
+use super::call::{Coll, Combine, overlap};
+use super::{Sync, barrier, split};
+use crate::runtime::handle;
+use crate::runtime::world::Target;
 use crate::transport::shm;
-use crate::transport::shm::control::Control;
 use std::mem::size_of;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
-pub type Combine<T> = unsafe fn(acc: *mut T, x: *const T, n: usize);
-
-/// One collective call: the world, the C name for messages and the group.
-pub struct Coll<'a> {
-    pub w: &'a World,
-    pub call: &'static str,
-    pub g: Group,
-}
-
-impl Coll<'_> {
-    fn me(&self) -> usize {
-        self.g.members.me
-    }
-
-    fn size(&self) -> usize {
-        self.g.members.size
-    }
-
-    /// The first barrier: this member's earlier stores are visible, every member has entered.
-    pub fn enter(&self) {
-        shm::order();
-        barrier::group(self.w, &self.g);
-    }
-
-    /// The second barrier: every member has finished reading.
-    pub fn leave(&self) {
-        shm::order();
-        barrier::group(self.w, &self.g);
-    }
-
-    fn value_word<'c>(&self, c: &'c Control, k: usize) -> &'c AtomicU64 {
-        match self.g.sync {
-            Sync::Team(slot) => &c.teams[slot].value[k].0,
-            Sync::ActiveSet => &c.aset_value[k].0,
-        }
-    }
-
-    /// Publishes value `k` of this member (before [`Coll::enter`]).
-    pub fn publish(&self, k: usize, v: u64) {
-        self.value_word(self.w.control(self.w.me), k)
-            .store(v, Ordering::Relaxed);
-    }
-
-    /// Value `k` that member `i` published (between the barriers).
-    pub fn published(&self, i: usize, k: usize) -> u64 {
-        let [v] = self
-            .w
-            .control_load(self.call, self.g.members.world(i), |c| {
-                self.value_word(c, k)
-            });
-        v
-    }
-
-    /// Bytes `part` (offset, length) of member `i`'s copy of the symmetric range `addr..addr+len`
-    /// (named `what` in errors; the whole range is checked), readable in this process: this
-    /// member's own copy, a mapped peer's, or a local copy of a UCX peer's fetched with one get.
-    pub fn peer(
-        &self,
-        what: &str,
-        addr: usize,
-        len: usize,
-        i: usize,
-        part: (usize, usize),
-    ) -> View {
-        let (at, n) = part;
-        if len == 0 || n == 0 {
-            return View::at(addr + at);
-        }
-        let pe = self.g.members.world(i);
-        if pe == self.w.me {
-            self.w.local(self.call, what, addr, len);
-            return View::at(addr + at);
-        }
-        match self.w.target(self.call, what, addr, len, pe) {
-            Target::Mapped(base) => View::at(base + at),
-            Target::Net(seg, off) => {
-                // 16-byte words: the copy is aligned for every element type.
-                let mut copy = vec![0u128; n.div_ceil(16)];
-                // SAFETY: `copy` holds at least `n` bytes and is read only after the get returns.
-                unsafe {
-                    remote::get(
-                        self.w,
-                        self.call,
-                        SHMEM_CTX_DEFAULT,
-                        pe,
-                        seg,
-                        off + at,
-                        copy.as_mut_ptr().cast(),
-                        n,
-                        false,
-                    )
-                };
-                View {
-                    addr: copy.as_ptr() as usize,
-                    _copy: copy,
-                }
-            }
-        }
-    }
-}
+use std::sync::atomic::Ordering;
 
 impl Coll<'_> {
     /// Whether `dest..dest+len` is symmetric and every member's copy of it is mapped here.
@@ -146,7 +43,7 @@ impl Coll<'_> {
     /// Whether the split algorithms ([`split`]) should move `len` bytes to or from every member
     /// into their symmetric `dest`: some member is reached over UCX, there are three or more
     /// members, the chunks are large enough, and `dest` is symmetric.
-    fn split(&self, dest: usize, len: usize) -> bool {
+    fn chunked(&self, dest: usize, len: usize) -> bool {
         let size = self.size();
         size >= 3
             && len >= size * split::MIN_CHUNK
@@ -159,26 +56,6 @@ impl Coll<'_> {
                         Target::Mapped(_)
                     )
             })
-    }
-}
-
-/// A member's bytes readable here: at their mapped address, or in a local copy.
-pub struct View {
-    addr: usize,
-    _copy: Vec<u128>,
-}
-
-impl View {
-    fn at(addr: usize) -> View {
-        View {
-            addr,
-            _copy: Vec::new(),
-        }
-    }
-
-    /// The first byte.
-    pub fn addr(&self) -> usize {
-        self.addr
     }
 }
 
@@ -206,7 +83,7 @@ pub unsafe fn broadcast(
     root: usize,
     to_root: bool,
 ) {
-    if c.split(dest as usize, nbytes) {
+    if c.chunked(dest as usize, nbytes) {
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
     }
@@ -366,11 +243,6 @@ pub unsafe fn alltoalls<T: Copy>(
     c.leave();
 }
 
-/// Whether two byte ranges overlap.
-pub(crate) fn overlap(a: usize, b: usize, len: usize) -> bool {
-    len > 0 && a < b + len && b < a + len
-}
-
 /// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0).
 ///
 /// # Safety
@@ -433,7 +305,7 @@ pub unsafe fn reduce<T: Copy>(
     zero: T,
     combine: Combine<T>,
 ) {
-    if c.split(dest as usize, n * size_of::<T>()) {
+    if c.chunked(dest as usize, n * size_of::<T>()) {
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::reduce(c, dest, source, n, zero, combine) };
     }

@@ -6,12 +6,15 @@
 //! the others' symmetric buffers directly through its mappings of their segments, between two
 //! barriers (the first: every member has entered, its source is ready and its destination free;
 //! the second: every member has finished reading, so sources may change again). A member reached
-//! over UCX is read with gets instead; where that would move too much (large reductions and
+//! over the network is read with gets instead; where that would move too much (large reductions and
 //! broadcasts over three or more members), [`split`] divides the work into one chunk per member.
 
 pub mod barrier;
+pub mod call;
 pub mod flat;
 pub mod split;
+
+pub use call::{Coll, Combine};
 
 use crate::runtime::team::Members;
 

@@ -15,7 +15,7 @@
 //! algorithm); a member writes another member's destination only where no member reads it during
 //! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat.
 
-use super::flat::{Coll, Combine};
+use super::call::{Coll, Combine, overlap};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
@@ -90,7 +90,7 @@ pub unsafe fn reduce<T: Copy>(
     let size = c.g.members.size;
     let me = c.g.members.me;
     let len = n * size_of::<T>();
-    let in_place = super::flat::overlap(dest as usize, source as usize, len);
+    let in_place = overlap(dest as usize, source as usize, len);
     let (lo, hi) = chunk(n, size, me);
     let mut acc: Vec<T> = vec![zero; hi - lo];
     c.enter();
@@ -131,8 +131,14 @@ pub unsafe fn reduce<T: Copy>(
             )
         };
     }
-    crate::ops::order::complete(c.call);
+    complete(c);
     c.leave();
+}
+
+/// Completes this member's puts of the call (on every route) before the closing barrier.
+fn complete(c: &Coll) {
+    shm::order();
+    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
 }
 
 /// Broadcast of `nbytes` of the root's `source` into every member's symmetric `dest` (the root's
@@ -183,7 +189,7 @@ pub unsafe fn broadcast(
         // SAFETY: our chunk (in our destination or `saved`) is not written until the quiet.
         unsafe { write_to(c, i, dest as usize, nbytes, lo, mine, hi - lo) };
     }
-    crate::ops::order::complete(c.call);
+    complete(c);
     c.leave();
 }
 

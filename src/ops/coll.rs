@@ -11,7 +11,7 @@
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
 use crate::collectives::barrier::active_set_fits;
-use crate::collectives::flat::{self, Coll};
+use crate::collectives::{Coll, flat};
 use crate::collectives::{Group, Sync};
 use crate::fatal;
 use crate::runtime::handle::{self, shmem_team_t};

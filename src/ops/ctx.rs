@@ -5,11 +5,11 @@
 //! shared-memory route operations complete as they are issued, so the options (SERIALIZED, PRIVATE,
 //! NOSTORE) and sessions are hints with nothing to tune: they are checked and recorded.
 
-use crate::api::constants::{
+use crate::fatal;
+use crate::runtime::constants::{
     SHMEM_CTX_NOSTORE, SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_SESSION_BATCH,
     SHMEM_CTX_SESSION_TOTAL_OPS, shmem_ctx_session_config_t,
 };
-use crate::fatal;
 use crate::runtime::handle::{self, WORLD_SLOT, shmem_ctx_t, shmem_team_t};
 use crate::runtime::world;
 use std::ffi::{c_int, c_long};

@@ -13,10 +13,10 @@
 //! `_all` returns at once (`test_all` returns 1), `_any` returns `SIZE_MAX` and `_some` returns 0.
 
 use super::amo::misaligned;
-use crate::api::constants::{
+use crate::fatal;
+use crate::runtime::constants::{
     SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT, SHMEM_CMP_NE,
 };
-use crate::fatal;
 use crate::runtime::world;
 use crate::transport::shm::Word;
 use std::ffi::c_int;

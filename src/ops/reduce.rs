@@ -14,7 +14,8 @@
 
 use super::coll::{on_active_set, on_team};
 use super::{ComplexD, ComplexF, Float128, LongDouble};
-use crate::collectives::flat::{self, Coll, Combine};
+use crate::collectives::flat;
+use crate::collectives::{Coll, Combine};
 use crate::fatal;
 use crate::runtime::handle::shmem_team_t;
 use std::ffi::{c_int, c_long};

@@ -1,12 +1,12 @@
 //! Library setup, exit and query routines (OpenSHMEM 1.6 §9.1, §9.2).
 
-use crate::api::constants::{
+use crate::fatal;
+use crate::runtime::constants::{
     SHMEM_MAJOR_VERSION, SHMEM_MAX_NAME_LEN, SHMEM_MINOR_VERSION, SHMEM_THREAD_MULTIPLE,
     SHMEM_THREAD_SINGLE, SHMEM_VENDOR_STRING,
 };
-use crate::fatal;
 use crate::runtime::error::{ABORTING, abort_job};
-use crate::runtime::world;
+use crate::runtime::{startup, world};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
 use std::sync::atomic::Ordering;
@@ -48,7 +48,7 @@ fn start(call: &'static str, level: c_int) {
             fatal!(call, "cannot register the exit handler");
         }
     });
-    if world::init(call, level) {
+    if startup::init(call, level) {
         // The barrier that ends initialization: every PE's World is up before any is used.
         crate::collectives::barrier::world(world::get(call));
     }
@@ -105,7 +105,7 @@ pub fn finalize(call: &'static str) {
     if let Some(w) = world::try_get() {
         super::order::complete(call);
         crate::collectives::barrier::world(w);
-        world::finalize(call);
+        startup::finalize(call);
     }
 }
 

@@ -18,8 +18,8 @@
 
 use super::amo::{Slot, slot};
 use super::{enter_pe, p2p, rma};
-use crate::api::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::fatal;
+use crate::runtime::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::runtime::handle::shmem_ctx_t;
 use crate::runtime::remote::{self, Rmw};
 use crate::runtime::world::World;

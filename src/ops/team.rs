@@ -11,10 +11,10 @@
 
 #![allow(clippy::too_many_arguments)]
 
-use crate::api::constants::{SHMEM_TEAM_NUM_CONTEXTS, shmem_team_config_t};
-use crate::collectives::flat::Coll;
+use crate::collectives::Coll;
 use crate::collectives::{Group, Sync};
 use crate::fatal;
+use crate::runtime::constants::{SHMEM_TEAM_NUM_CONTEXTS, shmem_team_config_t};
 use crate::runtime::handle::{self, SHARED_SLOT, shmem_team_t};
 use crate::runtime::team::{Members, Team};
 use crate::runtime::world::{self, World};

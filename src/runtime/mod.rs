@@ -2,13 +2,14 @@
 //! the heap allocator, teams and contexts, the C handles, errors and waiting.
 
 pub mod config;
+pub mod constants;
 pub mod context;
 pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
 pub(crate) mod remote;
-pub(crate) mod startup;
+pub mod startup;
 pub mod team;
 pub mod wait;
 pub mod world;

@@ -1,4 +1,6 @@
-//! Start-up: how `shmem_init` builds the [`World`]. In order: the bootstrap (the launcher), the
+//! Start-up and shutdown: `shmem_init` builds the [`World`] (or brings back the one an earlier
+//! `shmem_finalize` retired) and installs it, `shmem_finalize` retires it and takes its network
+//! down. Building, in order: the bootstrap (the launcher), the
 //! configuration, this PE's segments (the symmetric heap after the control block, and the
 //! program's global data), one [`Record`] per PE traded through the launcher and checked against
 //! this PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and
@@ -11,13 +13,77 @@
 
 use super::config::{Config, Transport, parse_transport};
 use super::heap::Heap;
-use super::world::{RANK, Route, SegmentView, World, bootstrap_lock};
+use super::world::{self, INIT, RANK, Route, SegmentView, World, bootstrap_lock};
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
 use crate::transport::Remote;
 use crate::transport::shm::{self, Segment, control};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long `shmem_finalize` waits for the network to close before it gives up on a peer.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `shmem_init`/`shmem_init_thread`: returns true if this call initialized the library (the
+/// caller then runs the barrier that ends initialization).
+pub fn init(call: &'static str, thread_level: i32) -> bool {
+    let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    if world::try_get().is_some() {
+        return false;
+    }
+    let world: &'static World = match world::take_retired() {
+        None => Box::leak(Box::new(build(call))),
+        Some(w) => {
+            w.heap.lock().unwrap_or_else(|e| e.into_inner()).reset();
+            connect(w, call);
+            w
+        }
+    };
+    world.thread_level.store(thread_level, Ordering::Relaxed);
+    world.team_slots.store(0b11, Ordering::Relaxed);
+    super::handle::open_predefined_teams(world);
+    world::install(world);
+    true
+}
+
+/// `shmem_finalize`: retires the World (after the caller's quiet and final barrier) and takes
+/// down its network: every lane closed (within `CLOSE_TIMEOUT`: a dead peer cannot hold
+/// this PE forever), a bootstrap barrier so that every PE keeps answering until all have closed
+/// theirs, then the network stopped.
+pub fn finalize(call: &'static str) {
+    let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    let retired = world::retire();
+    super::handle::close_created();
+    let Some(w) = retired else {
+        return;
+    };
+    let Some(mut net) = world::take_remote(w) else {
+        return;
+    };
+    let closed = net.close(Instant::now() + CLOSE_TIMEOUT);
+    bootstrap_barrier(call);
+    let stopped = net.stop();
+    match closed.and(stopped) {
+        Ok(()) => drop(net),
+        Err(e) => {
+            // Leave what the network may still use in place: the process is about to end anyway.
+            eprintln!("[PE {}] {call}: closing the network: {e}", w.me);
+            std::mem::forget(net);
+        }
+    }
+}
+
+/// A barrier of the launcher, or the error naming `call`.
+fn bootstrap_barrier(call: &'static str) {
+    let failed = bootstrap_lock()
+        .as_mut()
+        .map(|b| b.barrier())
+        .and_then(|r| r.err());
+    if let Some(e) = failed {
+        fatal!(call, "launcher barrier failed: {e}");
+    }
+}
 
 /// What each PE publishes about itself at init (key `rshmem-<pe>`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,14 +21,12 @@
 //! `runtime::startup`'s job; this module holds it and answers where an access goes.
 use super::config::{Config, Source};
 use super::heap::Heap;
-use super::startup;
 use crate::bootstrap::Bootstrap;
 use crate::fatal;
 use crate::transport::shm::{Segment, control};
 use crate::transport::{self, Remote};
 use std::sync::atomic::{AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 
 /// Which symmetric segment an address lies in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,9 +56,6 @@ pub enum Target {
 }
 
 const _: () = assert!(Seg::Heap as usize == transport::HEAP);
-
-/// How long `shmem_finalize` waits for the network to close before it gives up on a peer.
-const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One symmetric segment as every PE sees it: the local range and each peer's base in this process
 /// (0 for a peer on the network route).
@@ -105,7 +100,8 @@ pub struct World {
 
 static WORLD: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
 static RETIRED: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
-static INIT: Mutex<()> = Mutex::new(());
+/// Serializes `shmem_init` and `shmem_finalize` (`runtime::startup`).
+pub(super) static INIT: Mutex<()> = Mutex::new(());
 static BOOTSTRAP: Mutex<Option<Box<dyn Bootstrap>>> = Mutex::new(None);
 /// This PE's rank once known, for error messages; -1 before.
 pub(super) static RANK: AtomicIsize = AtomicIsize::new(-1);
@@ -157,74 +153,37 @@ pub(super) fn bootstrap_lock() -> MutexGuard<'static, Option<Box<dyn Bootstrap>>
     BOOTSTRAP.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `shmem_init`/`shmem_init_thread`: returns true if this call initialized the library (the
-/// caller then runs the barrier that ends initialization).
-pub fn init(call: &'static str, thread_level: i32) -> bool {
-    let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
-    if try_get().is_some() {
-        return false;
-    }
-    let retired = RETIRED.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    let world: &'static World = if retired.is_null() {
-        Box::leak(Box::new(startup::build(call)))
-    } else {
-        // SAFETY: RETIRED holds a leaked World, like WORLD.
-        let w = unsafe { &*retired };
-        w.heap.lock().unwrap_or_else(|e| e.into_inner()).reset();
-        startup::connect(w, call);
-        w
-    };
-    world.thread_level.store(thread_level, Ordering::Relaxed);
-    world.team_slots.store(0b11, Ordering::Relaxed);
-    super::handle::open_predefined_teams(world);
+/// The World that `shmem_init` built or brought back, published: from now on `get` returns it.
+pub(super) fn install(world: &'static World) {
     WORLD.store((world as *const World).cast_mut(), Ordering::Release);
-    true
 }
 
-/// `shmem_finalize`: retires the World (after the caller's quiet and final barrier) and takes
-/// down its network: every lane closed (within `CLOSE_TIMEOUT`: a dead peer cannot hold
-/// this PE forever), a bootstrap barrier so that every PE keeps answering until all have closed
-/// theirs, then the progress thread stopped.
-pub fn finalize(call: &'static str) {
-    let _serial = INIT.lock().unwrap_or_else(|e| e.into_inner());
+/// Unpublishes the World (`shmem_finalize`) and keeps it for a later `shmem_init`; `None` if
+/// there was none.
+pub(super) fn retire() -> Option<&'static World> {
     let w = WORLD.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    super::handle::close_created();
     if w.is_null() {
-        return;
+        return None;
     }
     RETIRED.store(w, Ordering::Release);
     // SAFETY: a non-null WORLD points at a leaked, never-freed World.
-    let w = unsafe { &*w };
-    let net = w.remote.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if net.is_null() {
-        return;
-    }
-    // SAFETY: `net` came from Box::into_raw in `startup::connect` and was swapped out just now, once; no
-    // operation uses it any more (the World is retired, and operations concurrent with
-    // shmem_finalize are erroneous).
-    let mut net = unsafe { Box::from_raw(net) };
-    let closed = net.close(Instant::now() + CLOSE_TIMEOUT);
-    bootstrap_barrier(call);
-    let stopped = net.stop();
-    match closed.and(stopped) {
-        Ok(()) => drop(net),
-        Err(e) => {
-            // Leave what the network may still use in place: the process is about to end anyway.
-            eprintln!("[PE {}] {call}: closing the network: {e}", w.me);
-            std::mem::forget(net);
-        }
-    }
+    Some(unsafe { &*w })
 }
 
-/// A barrier of the launcher, or the error naming `call`.
-fn bootstrap_barrier(call: &'static str) {
-    let failed = bootstrap_lock()
-        .as_mut()
-        .map(|b| b.barrier())
-        .and_then(|r| r.err());
-    if let Some(e) = failed {
-        fatal!(call, "launcher barrier failed: {e}");
-    }
+/// The World an earlier `shmem_finalize` retired, taken back (`shmem_init` again).
+pub(super) fn take_retired() -> Option<&'static World> {
+    let w = RETIRED.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    // SAFETY: RETIRED holds a leaked World, like WORLD.
+    (!w.is_null()).then(|| unsafe { &*w })
+}
+
+/// Takes the network out of the World (`shmem_finalize`), if it has one.
+pub(super) fn take_remote(w: &World) -> Option<Box<Remote>> {
+    let net = w.remote.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    // SAFETY: a non-null `remote` came from Box::into_raw in `startup::connect` and is swapped out
+    // here once; no operation uses it any more (the World is retired, and operations concurrent
+    // with shmem_finalize are erroneous).
+    (!net.is_null()).then(|| unsafe { Box::from_raw(net) })
 }
 
 /// Says goodbye to the launcher at process exit.

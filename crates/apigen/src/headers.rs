@@ -12,7 +12,7 @@ use std::path::Path;
 fn sources(root: &Path) -> Vec<std::path::PathBuf> {
     let mut v = vec![
         root.join("src/runtime/handle.rs"),
-        root.join("src/api/constants.rs"),
+        root.join("src/runtime/constants.rs"),
     ];
     v.extend(
         MODULES
@@ -41,15 +41,16 @@ fn guarded(guard: &str, body: &str) -> String {
     )
 }
 
-/// The constants of `src/api/constants.rs` that cbindgen cannot render: `&CStr` ones (cbindgen has no
+/// The constants of `src/runtime/constants.rs` that cbindgen cannot render: `&CStr` ones (cbindgen has no
 /// string literals) and `c_long` ones (cbindgen drops the `L` suffix a `long` constant needs in C).
 /// Returns their names and their `#define`s.
 fn text_constants(root: &Path) -> Result<(Vec<String>, String), String> {
-    let path = root.join("src/api/constants.rs");
+    let path = root.join("src/runtime/constants.rs");
     let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut names = Vec::new();
-    let mut defines =
-        String::from("\n/* Constants from src/api/constants.rs that cbindgen cannot render. */\n");
+    let mut defines = String::from(
+        "\n/* Constants from src/runtime/constants.rs that cbindgen cannot render. */\n",
+    );
     for line in text.lines() {
         let Some(rest) = line.strip_prefix("pub const ") else {
             continue;

@@ -195,7 +195,7 @@ pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<String, S
     }
     if !uses.constants.is_empty() {
         let c: Vec<&str> = uses.constants.iter().copied().collect();
-        writeln!(s, "use crate::api::constants::{{{}}};", c.join(", ")).unwrap();
+        writeln!(s, "use crate::runtime::constants::{{{}}};", c.join(", ")).unwrap();
     }
     if !uses.handle.is_empty() {
         let h: Vec<&str> = uses.handle.iter().copied().collect();
@@ -218,15 +218,14 @@ pub fn mod_rs() -> String {
     writeln!(s, "//! chapter, each routine followed by its `pshmem_` twin. The `long double` routines are in").unwrap();
     writeln!(
         s,
-        "//! `longdouble.c` (Rust has no `long double`); the constants and types in `constants` are"
+        "//! `longdouble.c` (Rust has no `long double`); the constants and types of the C API are in"
     )
     .unwrap();
     writeln!(
         s,
-        "//! written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.\n"
+        "//! `runtime::constants`, written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.\n"
     )
     .unwrap();
-    writeln!(s, "pub mod constants;").unwrap();
     for (m, _) in MODULES {
         writeln!(s, "pub mod {m};").unwrap();
     }
