@@ -49,7 +49,15 @@ const DEFAULT_TIMEOUT_SECS: u64 = 60;
 /// How long after oshrun's own timeout the harness kills the job itself.
 const HARNESS_GRACE_SECS: u64 = 10;
 const DEFAULT_TEST_THREADS: usize = 2;
-const CFLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g"];
+const CFLAGS: &[&str] = &[
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O1",
+    "-g",
+];
 /// Fortran: the legacy API's Cray pointers (`SHPALLOC`, `SHMEM_PTR`) need `-fcray-pointer`.
 const FFLAGS: &[&str] = &["-Wall", "-Werror", "-fcray-pointer", "-O1", "-g"];
 /// Source extensions and whether they are Fortran.

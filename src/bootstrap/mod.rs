@@ -52,10 +52,6 @@ pub trait Bootstrap: Send {
     fn max_value_len(&self) -> usize {
         usize::MAX
     }
-    /// The ranks that run on this PE's node, in increasing order, if the launcher says.
-    fn local_ranks(&self) -> Option<Vec<usize>> {
-        None
-    }
 
     /// Publishes a value of any length under `key`, split over the keys `key.0`, `key.1`, ... when
     /// it does not fit in one; read it back with [`Bootstrap::get_large`].

@@ -10,7 +10,7 @@
 //!
 //! After `cmd=init pmi_version=1 pmi_subversion=1` the client asks for the limits (`get_maxes`:
 //! Hydra allows 64-byte keys and 1024-byte values) and the KVS name, which names the job. Node
-//! locality comes from the `PMI_process_mapping` key both launchers publish.
+//! locality is the runtime's own check (host ids in the init exchange).
 
 use super::{Bootstrap, Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -34,7 +34,6 @@ pub struct Pmi1 {
     job_id: String,
     keylen_max: usize,
     vallen_max: usize,
-    local: Option<Vec<usize>>,
     reader: BufReader<Box<dyn Stream>>,
     writer: Box<dyn Stream>,
     finalized: bool,
@@ -94,7 +93,6 @@ impl Pmi1 {
             job_id: String::new(),
             keylen_max: DEFAULT_KEYLEN_MAX,
             vallen_max: DEFAULT_VALLEN_MAX,
-            local: None,
             reader: BufReader::new(reader),
             writer,
             finalized: false,
@@ -132,10 +130,6 @@ impl Pmi1 {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        // Optional: a launcher that does not publish the mapping just leaves locality unknown.
-        if let Ok(mapping) = pmi.get("PMI_process_mapping") {
-            pmi.local = local_ranks(&mapping, pmi.rank, pmi.size);
-        }
         Ok(pmi)
     }
 
@@ -209,41 +203,6 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|token| token.strip_prefix(key)?.strip_prefix('='))
 }
 
-/// The ranks on `rank`'s node according to a `PMI_process_mapping` value such as
-/// `(vector,(0,2,4),(2,1,3))`: blocks of (first node, node count, ranks per node), filled in
-/// order and repeated until every rank has a node. `None` if the text is not such a mapping.
-fn local_ranks(mapping: &str, rank: usize, size: usize) -> Option<Vec<usize>> {
-    let body = mapping.trim().strip_prefix("(vector,")?.strip_suffix(')')?;
-    let mut blocks = Vec::new();
-    for block in body.split("),") {
-        let nums: Vec<usize> = block
-            .trim_start_matches('(')
-            .trim_end_matches(')')
-            .split(',')
-            .map(|n| n.trim().parse().ok())
-            .collect::<Option<_>>()?;
-        if nums.len() != 3 || nums[1] == 0 || nums[2] == 0 {
-            return None;
-        }
-        blocks.push((nums[0], nums[1], nums[2]));
-    }
-    let mut node_of = Vec::with_capacity(size);
-    'fill: loop {
-        for &(first, count, per) in &blocks {
-            for node in first..first + count {
-                for _ in 0..per {
-                    if node_of.len() == size {
-                        break 'fill;
-                    }
-                    node_of.push(node);
-                }
-            }
-        }
-    }
-    let mine = *node_of.get(rank)?;
-    Some((0..size).filter(|&r| node_of[r] == mine).collect())
-}
-
 impl Bootstrap for Pmi1 {
     fn rank(&self) -> usize {
         self.rank
@@ -291,14 +250,11 @@ impl Bootstrap for Pmi1 {
     fn max_value_len(&self) -> usize {
         self.vallen_max
     }
-    fn local_ranks(&self) -> Option<Vec<usize>> {
-        self.local.clone()
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{field, local_ranks};
+    use super::field;
 
     #[test]
     fn fields() {
@@ -307,23 +263,5 @@ mod tests {
         assert_eq!(field(line, "rc"), Some("0"));
         assert_eq!(field(line, "value"), Some("a=b,c"));
         assert_eq!(field(line, "val"), None);
-    }
-
-    #[test]
-    fn process_mappings() {
-        assert_eq!(
-            local_ranks("(vector,(0,1,4))", 2, 4),
-            Some(vec![0, 1, 2, 3])
-        );
-        // Two nodes of two ranks each, then one node of three.
-        let m = "(vector,(0,2,2),(2,1,3))";
-        assert_eq!(local_ranks(m, 3, 7), Some(vec![2, 3]));
-        assert_eq!(local_ranks(m, 5, 7), Some(vec![4, 5, 6]));
-        // Round robin over two nodes, one rank at a time, repeated.
-        assert_eq!(local_ranks("(vector,(0,2,1))", 1, 5), Some(vec![1, 3]));
-        assert_eq!(local_ranks("(vector,(0,2,1))", 4, 5), Some(vec![0, 2, 4]));
-        for bad in ["", "(vector,)", "(vector,(0,0,1))", "(vector,(a,1,1))", "x"] {
-            assert_eq!(local_ranks(bad, 0, 2), None, "{bad}");
-        }
     }
 }

@@ -3,8 +3,8 @@
 //! loads and runs (singleton, PMI-1) on a machine without libpmix.
 //!
 //! The conversation: `PMIx_Init` gives our namespace and rank; `PMIx_Get` of the job-level
-//! (`PMIX_RANK_WILDCARD`) keys `PMIX_JOB_SIZE` and `PMIX_LOCAL_PEERS` gives the size and the ranks
-//! on this node; `put` is `PMIx_Put(PMIX_GLOBAL)` of a string, `barrier` is `PMIx_Commit` then
+//! (`PMIX_RANK_WILDCARD`) key `PMIX_JOB_SIZE` gives the size (node locality is the runtime's
+//! own check); `put` is `PMIx_Put(PMIX_GLOBAL)` of a string, `barrier` is `PMIx_Commit` then
 //! `PMIx_Fence` over the namespace with `PMIX_COLLECT_DATA`, so that `get` (`PMIx_Get` of a peer's
 //! key) is answered locally; `abort` is `PMIx_Abort` of the namespace; `finalize` is
 //! `PMIx_Finalize`.
@@ -29,7 +29,6 @@ const PMIX_UINT32: u16 = 14;
 /// `pmix_scope_t PMIX_GLOBAL`.
 const PMIX_GLOBAL: u8 = 3;
 const PMIX_JOB_SIZE: &CStr = c"pmix.job.size";
-const PMIX_LOCAL_PEERS: &CStr = c"pmix.lpeers";
 const PMIX_COLLECT_DATA: &CStr = c"pmix.collect";
 /// The sonames tried, newest ABI first.
 const LIBRARIES: [&CStr; 2] = [c"libpmix.so.2", c"libpmix.so"];
@@ -166,7 +165,6 @@ pub struct Pmix {
     me: Proc,
     size: usize,
     job_id: String,
-    local: Option<Vec<usize>>,
     finalized: bool,
 }
 
@@ -214,7 +212,6 @@ impl Pmix {
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect(),
-            local: None,
             finalized: false,
         };
         let job = Proc {
@@ -234,15 +231,6 @@ impl Pmix {
                 "PMIx: rank {} of {} PEs makes no sense",
                 pmix.me.rank, pmix.size
             )));
-        }
-        // Optional: without it locality is left to the caller's own check.
-        if let Ok(Some(peers)) = pmix.get_value(&job, PMIX_LOCAL_PEERS, string_of) {
-            let mut ranks: Option<Vec<usize>> =
-                peers.split(',').map(|r| r.trim().parse().ok()).collect();
-            if let Some(r) = &mut ranks {
-                r.sort_unstable();
-            }
-            pmix.local = ranks;
         }
         Ok(pmix)
     }
@@ -346,9 +334,6 @@ impl Bootstrap for Pmix {
             let _ = unsafe { (self.api.finalize)(std::ptr::null(), 0) };
         }
     }
-    fn local_ranks(&self) -> Option<Vec<usize>> {
-        self.local.clone()
-    }
 }
 
 #[cfg(test)]
@@ -381,7 +366,6 @@ mod tests {
         let mut lines: Vec<String> = facts.iter().map(|(n, v)| format!("{n} {v}")).collect();
         for (name, key) in [
             ("PMIX_JOB_SIZE", PMIX_JOB_SIZE),
-            ("PMIX_LOCAL_PEERS", PMIX_LOCAL_PEERS),
             ("PMIX_COLLECT_DATA", PMIX_COLLECT_DATA),
         ] {
             lines.push(format!("{name} {}", key.to_string_lossy()));
@@ -402,7 +386,7 @@ int main(void) {
     N(offsetof(pmix_info_t, value));
     N(PMIX_BOOL); N(PMIX_STRING); N(PMIX_UINT32); N(PMIX_GLOBAL); N(PMIX_RANK_WILDCARD);
     N(PMIX_SUCCESS);
-    S(PMIX_JOB_SIZE); S(PMIX_LOCAL_PEERS); S(PMIX_COLLECT_DATA);
+    S(PMIX_JOB_SIZE); S(PMIX_COLLECT_DATA);
     return 0;
 }
 "#;

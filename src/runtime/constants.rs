@@ -7,7 +7,8 @@
 //! The deprecated underscore forms (`_SHMEM_CMP_EQ`, ...) are defined as the current names.
 //! `SHMEM_TEAM_WORLD` and `SHMEM_TEAM_SHARED` are data symbols in `runtime::handle`; the invalid
 //! handles (`SHMEM_CTX_INVALID`, `SHMEM_TEAM_INVALID`) are NULL casts written in `crates/apigen/c/`.
-#![allow(non_upper_case_globals, non_camel_case_types)]
+// dead_code: these are the C header's constants (cbindgen reads them from here); Rust uses some.
+#![allow(non_upper_case_globals, non_camel_case_types, dead_code)]
 
 use std::ffi::{CStr, c_int, c_long};
 

@@ -340,7 +340,6 @@ pub(super) fn build(call: &'static str) -> World {
         alloc_seq: AtomicU64::new(0),
         routes,
         cpu_atomics,
-        local_pes,
         remote: AtomicPtr::new(std::ptr::null_mut()),
         generation: AtomicU64::new(0),
         _mappings: mappings,

@@ -87,8 +87,6 @@ pub struct World {
     /// Whether atomics are CPU atomics on mapped memory (every PE on the shared-memory route);
     /// otherwise every atomic goes through the network (one atomic path per job).
     pub cpu_atomics: bool,
-    /// The PEs on this node (same host), for the waiting policy.
-    pub local_pes: usize,
     /// The network between `shmem_init` and `shmem_finalize` when some PE is on the network
     /// route, else NULL. A leaked `Box`, reclaimed by `finalize`.
     pub(super) remote: AtomicPtr<Remote>,

@@ -168,10 +168,6 @@ impl Segment {
     pub fn len(&self) -> usize {
         self.len
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 /// Whether `pid` is a live process: it exists and is not a zombie (a killed PE whose launcher has

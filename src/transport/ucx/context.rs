@@ -144,11 +144,6 @@ impl MemoryRegion {
         self.len
     }
 
-    /// Whether the range is empty (never, for a mapped region).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The remote key of the region, packed into bytes for a peer's [`super::Endpoint::unpack_rkey`].
     pub fn pack_rkey(&self) -> Result<Vec<u8>> {
         let mut buffer = ptr::null_mut();

@@ -57,21 +57,6 @@ impl Endpoint {
 }
 
 impl RemoteKey {
-    /// The peer's base address of the region.
-    pub fn base(&self) -> u64 {
-        self.base
-    }
-
-    /// The length of the region in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the region is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The remote address of `offset..offset+len`, if inside the region and aligned to `align`.
     #[inline]
     fn address(&self, call: &'static str, offset: usize, len: usize, align: usize) -> Result<u64> {
@@ -92,24 +77,9 @@ impl RemoteKey {
         Ok(address)
     }
 
-    /// A local pointer to `offset` of the region when this process can load and store it directly
-    /// (`ucp_rkey_ptr`: the region is in shared memory UCX can map); `None` otherwise.
-    pub fn local_ptr(&self, offset: usize) -> Result<Option<*mut u8>> {
-        let address = self.address("ucp_rkey_ptr", offset, 0, 1)?;
-        let mut local = ptr::null_mut();
-        // SAFETY: the key is live; local is writable.
-        match unsafe { ucp_rkey_ptr(self.raw, address, &mut local) } {
-            UCS_OK => Ok(Some(local.cast())),
-            UCS_ERR_UNREACHABLE => Ok(None),
-            status => Err(Error {
-                call: "ucp_rkey_ptr",
-                status,
-            }),
-        }
-    }
-
     /// Copies `src` to `offset` of the region; returns when `src` may be reused (the data is at the
     /// target after a flush).
+    #[cfg(test)]
     pub fn put(&self, offset: usize, src: &[u8]) -> Result<()> {
         // SAFETY: src is borrowed until the request completes, in wait below.
         unsafe { self.put_nbi(offset, src.as_ptr(), src.len()) }?.wait()
@@ -229,6 +199,7 @@ impl RemoteKey {
     }
 
     /// Stores `value` atomically (a swap whose old value is dropped).
+    #[cfg(test)]
     pub fn set<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
         self.swap(offset, value).map(|_| ())
     }
