@@ -38,8 +38,18 @@ fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     }
 }
 
+/// Whether `ctx` is `SHMEM_CTX_INVALID`, on which fence and quiet do nothing (the spec says so
+/// for both; pe_quiet is taken as quiet).
+fn invalid(call: &'static str, ctx: shmem_ctx_t) -> bool {
+    let _ = world::get(call);
+    ctx == shmem_ctx_t::INVALID
+}
+
 /// `shmem_fence`: puts to each PE are delivered in order.
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, _) = super::enter(call, ctx);
     shm::order();
     if let Some(lane) = opened(w, ctx)
@@ -51,6 +61,9 @@ pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
 
 /// `shmem_quiet`: every put, AMO and nbi operation of the context is complete.
 pub fn quiet(call: &'static str, ctx: shmem_ctx_t) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, _) = super::enter(call, ctx);
     complete_in(w, call, ctx);
 }
@@ -65,6 +78,9 @@ pub unsafe fn pe_quiet(
     target_pes: *const c_int,
     npes: usize,
 ) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, c) = super::enter(call, ctx);
     if npes > 0 {
         if target_pes.is_null() {
