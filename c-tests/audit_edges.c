@@ -100,9 +100,10 @@ static void self_target(void)
     CHECK(unchanged(dst, 10 * me), "get from itself");
     shmem_long_p(&dst[2], 77, me);
     CHECK(shmem_long_g(&dst[2], me) == 77, "p/g on itself");
-    fill(dst, -1);
+    fill(dst, -1); /* dst[i] = i - 1 */
     shmem_long_iput(dst, src, 2, 1, N / 2, me);
-    CHECK(dst[0] == src[0] && dst[2] == src[1] && dst[6] == src[3] && dst[1] == -1, "iput to itself");
+    CHECK(dst[0] == src[0] && dst[2] == src[1] && dst[6] == src[3] && dst[1] == 0 && dst[7] == 6,
+          "iput to itself");
     counter = 5;
     CHECK(shmem_long_atomic_fetch_add(&counter, 3, me) == 5 && counter == 8, "fetch_add on itself");
     CHECK(shmem_long_atomic_compare_swap(&counter, 8, 1, me) == 8 && counter == 1, "compare_swap on itself");

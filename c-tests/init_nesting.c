@@ -3,7 +3,7 @@
 // The spec lets a program call the initialization routines several times, each matched by a
 // shmem_finalize; the library is finalized by the last finalize only, and may be initialized
 // again after it. Here: shmem_init, shmem_init_thread, shmem_finalize (the library must still
-// work: a put to the right neighbour and a barrier), shmem_finalize (now finalized:
+// be usable for a put to the right neighbour and a barrier), shmem_finalize (now finalized,
 // shmem_query_initialized gives 0), then shmem_init again, a second round of puts, and the
 // final shmem_finalize.
 #include <shmem.h>
