@@ -4,8 +4,9 @@
 //  - nelems 0: put, get, iput, iget, ibput, ibget, put_nbi, get_nbi, putmem, put_signal (the
 //    signal is still updated), broadcast, collect, fcollect, alltoall, alltoalls, sum_reduce,
 //    sum_inscan, and the _all/_any/_some waits move or wait for nothing and return success;
-//  - the PE itself as target: put, get, p, g, iput, AMOs (fetch_add, compare_swap, swap),
-//    put_signal and shmem_ptr (the local address);
+//  - the PE itself as target: put, get, p, g, iput (each put completed by shmem_quiet, as for
+//    any target), AMOs (fetch_add, compare_swap, swap), put_signal and shmem_ptr (the local
+//    address);
 //  - in place: a reduction with dest == source (the spec allows complete overlap), on every
 //    team size;
 //  - teams of one (split_strided of size 1): my_pe 0, n_pes 1, translate_pe, sync, broadcast,
@@ -94,14 +95,17 @@ static void self_target(void)
     fill(src, 10 * me);
     fill(dst, -1);
     shmem_long_put(dst, src, N, me);
+    shmem_quiet(); /* a put returns when its source is reusable; quiet delivers it, to itself too */
     CHECK(unchanged(dst, 10 * me), "put to itself");
     fill(dst, -1);
     shmem_long_get(dst, src, N, me);
     CHECK(unchanged(dst, 10 * me), "get from itself");
     shmem_long_p(&dst[2], 77, me);
+    shmem_quiet();
     CHECK(shmem_long_g(&dst[2], me) == 77, "p/g on itself");
     fill(dst, -1); /* dst[i] = i - 1 */
     shmem_long_iput(dst, src, 2, 1, N / 2, me);
+    shmem_quiet();
     CHECK(dst[0] == src[0] && dst[2] == src[1] && dst[6] == src[3] && dst[1] == 0 && dst[7] == 6,
           "iput to itself");
     counter = 5;

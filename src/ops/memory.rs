@@ -137,10 +137,12 @@ fn offset_of(w: &World, call: &'static str, ptr: *mut c_void) -> usize {
 
 fn exhausted(w: &World, call: &'static str, size: usize) {
     if w.config.debug {
-        eprintln!(
-            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes",
+        // One write, so that the lines of several PEs do not interleave.
+        let line = format!(
+            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes\n",
             w.me, w.config.symmetric_size
         );
+        eprint!("{line}");
     }
 }
 
@@ -150,7 +152,8 @@ fn exhausted(w: &World, call: &'static str, size: usize) {
 fn impossible(w: &World, call: &'static str, rec: Record, why: std::fmt::Arguments) -> *mut c_void {
     agree(w, call, rec);
     if w.config.debug {
-        eprintln!("[PE {}] {call}: returns NULL: {why}", w.me);
+        let line = format!("[PE {}] {call}: returns NULL: {why}\n", w.me);
+        eprint!("{line}");
     }
     std::ptr::null_mut()
 }
