@@ -5,7 +5,7 @@
 ! prints the PE, what, the expected and the received value, and stops with status 1 on a mismatch.
 program fortran_amo
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   integer, parameter :: iters = 200
   integer :: me, npes, right, left, i
   integer*4 :: c4add, c4fadd, c4inc, c4finc, c4cas, v4

@@ -11,7 +11,7 @@
 ! the expected and the received value, and the program stops with status 1 on a mismatch.
 program fortran_coll
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   ! Elements per PE; the most PEs the arrays hold; elements of the sized arrays (alltoalls spreads
   ! the source 3 apart); elements of the reduction arrays (nreduce is one less: the last element
   ! must keep its sentinel); pWrk elements (at least nreduce/2 + 1 and the shmem.fh minimum).

@@ -4,7 +4,7 @@
 ! job stops with a non-zero status.
 program fortran_err_count
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   integer :: dest(4), src(4)
   common /d/ dest
   call shmem_init()

@@ -2,10 +2,13 @@
 ! A fixed-form (FORTRAN 77 style) program with the deprecated INCLUDE 'mpp/shmem.fh',
 ! START_PES, MY_PE, NUM_PES, a COMMON block put to the right neighbour with SHMEM_PUT8 and
 ! SHMEM_FENCE, the flag waited on with SHMEM_INT8_WAIT, and SHMEM_BARRIER_ALL. A mismatch
-! prints the PE, what, the expected and the received value and stops with status 1.
+! prints the PE, what, the expected and the received value and stops with status 1. Like legacy
+! programs it declares the functions it calls itself (INTEGER MY_PE, NUM_PES): the default header
+! must not declare their types too.
       PROGRAM FIXED
       IMPLICIT NONE
       INCLUDE 'mpp/shmem.fh'
+      INTEGER MY_PE, NUM_PES
       INTEGER ME, NPES, RIGHT, LEFT, I
       INTEGER*8 DATA(16), FLAG, SRC(16), ONE(1)
       COMMON /BLK/ DATA, FLAG

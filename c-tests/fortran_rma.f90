@@ -6,7 +6,7 @@
 ! and the program stops with status 1 on a mismatch.
 program fortran_rma
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   integer, parameter :: n = 8
   integer :: me, npes, right, left, i
   integer :: ia(n), ib(n)

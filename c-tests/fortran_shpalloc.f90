@@ -7,7 +7,7 @@
 ! a mismatch stops with status 1.
 program fortran_shpalloc
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   integer, parameter :: n = 64
   integer :: me, npes, right, left, i, errcode, status
   integer :: a(2 * n), c(1)

@@ -6,7 +6,7 @@
 ! Every check prints the PE, what, the expected and the received value; a mismatch stops with 1.
 program fortran_sync
   implicit none
-  include 'shmem.fh'
+  include 'shmem_functions.fh'
   integer, parameter :: rounds = 3, iters = 50
   integer :: me, npes, right, left, r, i, hop
   integer*4 :: token

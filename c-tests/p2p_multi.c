@@ -12,7 +12,9 @@
 //  - Vector forms: cmp_values[i] = i, the left neighbour puts i into the odd elements; with the even
 //    ones masked, the waits return the odd indices.
 //  - After every put is complete, every test_ form, with and without masks, for every cmp, agrees
-//    with a serial reference; the C11 generics are called alongside.
+//    with a serial reference; the C11 generics are called alongside. The spec leaves open which
+//    satisfied index _any returns (rshmem rotates, see p2p_any_fair.c), so an _any result is
+//    checked to be a satisfied index, or SIZE_MAX exactly when none is.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <stdint.h>
@@ -51,6 +53,18 @@ static void report(const char *where, const char *op, const char *type, const ch
         if (e_ != g_)                                                                        \
             report(where, op, type, what, e_, g_);                                           \
     } while (0)
+
+/* Checks an _any result: a satisfied index, or SIZE_MAX when none is satisfied. */
+static void check_any(const char *where, const char *op, const char *type, size_t got, const int *sat)
+{
+    int any = 0;
+    for (int i = 0; i < N; i++)
+        any |= sat[i] != 0;
+    if (!any)
+        EXPECT(op, "index (none satisfied)", SIZE_MAX, got);
+    else if (got >= N || !sat[got])
+        EXPECT(op, "index (not a satisfied one)", -1, got);
+}
 
 /* Checks a _some result: n indices, strictly increasing, equal to the expected set. */
 static void check_some(const char *where, const char *op, const char *type, const size_t *idx, size_t n,
@@ -111,7 +125,7 @@ static void check_some(const char *where, const char *op, const char *type, cons
                     ts = shmem_##NAME##_test_some(iv, N, idx, status, cmps[k], (TYPE)1);                    \
                 }                                                                                           \
                 EXPECT(vec ? "test_all_vector" : "test_all", "result", all, ta);                            \
-                EXPECT(vec ? "test_any_vector" : "test_any", "index", first, tn);                           \
+                check_any(where, vec ? "test_any_vector" : "test_any", type, tn, sat);                      \
                 check_some(where, vec ? "test_some_vector" : "test_some", type, idx, ts, sat);              \
                 /* with nothing to wait for, the waits return the same at once */                           \
                 if (all) {                                                                                  \
@@ -123,7 +137,7 @@ static void check_some(const char *where, const char *op, const char *type, cons
                 if (first != SIZE_MAX) {                                                                    \
                     size_t w = vec ? shmem_wait_until_any_vector(iv, N, status, cmps[k], cvs)               \
                                    : shmem_##NAME##_wait_until_any(iv, N, status, cmps[k], (TYPE)1);        \
-                    EXPECT(vec ? "wait_until_any_vector" : "wait_until_any", "index", first, w);            \
+                    check_any(where, vec ? "wait_until_any_vector" : "wait_until_any", type, w, sat);       \
                     w = vec ? shmem_##NAME##_wait_until_some_vector(iv, N, idx, status, cmps[k], cvs)       \
                             : shmem_wait_until_some(iv, N, idx, status, cmps[k], (TYPE)1);                  \
                     check_some(where, vec ? "wait_until_some_vector" : "wait_until_some", type, idx, w,     \
@@ -134,17 +148,29 @@ static void check_some(const char *where, const char *op, const char *type, cons
         /* the generics of the test_ forms */                                                               \
         EXPECT("test_all (generic)", "result", shmem_##NAME##_test_all(iv, N, status, SHMEM_CMP_GE, (TYPE)0),  \
                shmem_test_all(iv, N, status, SHMEM_CMP_GE, (TYPE)0));                                       \
-        EXPECT("test_any (generic)", "index", shmem_##NAME##_test_any(iv, N, status, SHMEM_CMP_NE, (TYPE)0),   \
-               shmem_test_any(iv, N, status, SHMEM_CMP_NE, (TYPE)0));                                       \
+        {                                                                                                   \
+            size_t typed_ = shmem_##NAME##_test_any(iv, N, status, SHMEM_CMP_NE, (TYPE)0);                   \
+            size_t gen_ = shmem_test_any(iv, N, status, SHMEM_CMP_NE, (TYPE)0);                              \
+            EXPECT("test_any (generic)", "SIZE_MAX as the typed one", typed_ == SIZE_MAX, gen_ == SIZE_MAX);     \
+            if (gen_ != SIZE_MAX)                                                                             \
+                EXPECT("test_any (generic)", "satisfied index", 1,                                          \
+                       gen_ < N && (status == NULL || status[gen_] == 0) && iv[gen_] != (TYPE)0);                 \
+        }                                                                                                   \
         EXPECT("test_some (generic)", "count",                                                              \
                shmem_##NAME##_test_some(iv, N, idx, status, SHMEM_CMP_NE, (TYPE)0),                          \
                shmem_test_some(iv, N, idx, status, SHMEM_CMP_NE, (TYPE)0));                                 \
         EXPECT("test_all_vector (generic)", "result",                                                       \
                shmem_##NAME##_test_all_vector(iv, N, status, SHMEM_CMP_LE, cvs),                             \
                shmem_test_all_vector(iv, N, status, SHMEM_CMP_LE, cvs));                                    \
-        EXPECT("test_any_vector (generic)", "index",                                                        \
-               shmem_##NAME##_test_any_vector(iv, N, status, SHMEM_CMP_EQ, cvs),                             \
-               shmem_test_any_vector(iv, N, status, SHMEM_CMP_EQ, cvs));                                    \
+        {                                                                                                   \
+            size_t typed_ = shmem_##NAME##_test_any_vector(iv, N, status, SHMEM_CMP_EQ, cvs);                  \
+            size_t gen_ = shmem_test_any_vector(iv, N, status, SHMEM_CMP_EQ, cvs);                           \
+            EXPECT("test_any_vector (generic)", "SIZE_MAX as the typed one", typed_ == SIZE_MAX,               \
+                   gen_ == SIZE_MAX);                                                                         \
+            if (gen_ != SIZE_MAX)                                                                             \
+                EXPECT("test_any_vector (generic)", "satisfied index", 1,                                   \
+                       gen_ < N && (status == NULL || status[gen_] == 0) && iv[gen_] == cvs[gen_]);                 \
+        }                                                                                                   \
         EXPECT("test_some_vector (generic)", "count",                                                       \
                shmem_##NAME##_test_some_vector(iv, N, idx, status, SHMEM_CMP_EQ, cvs),                       \
                shmem_test_some_vector(iv, N, idx, status, SHMEM_CMP_EQ, cvs));                              \

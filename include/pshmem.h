@@ -13278,6 +13278,10 @@ void pstart_pes(int npes);
 #define PSHMEM_H_APPENDED
 
 #ifdef __cplusplus
+#include <complex>
+#endif
+
+#ifdef __cplusplus
 extern "C" {
 #endif
 
@@ -13401,7 +13405,45 @@ void pshmem_longdouble_sum_to_all(long double *dest, const long double *source, 
 /* Profiling twin of `shmem_pcontrol`. */
 void pshmem_pcontrol(int level, ...);
 
-#if !defined(__cplusplus) /* C++ has no _Complex */
+#if defined(__cplusplus) /* C++ has no _Complex: std::complex, same layout */
+
+/* Profiling twin of `shmem_complexd_prod_reduce`. */
+int pshmem_complexd_prod_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexd_prod_to_all`. */
+void pshmem_complexd_prod_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexd_sum_exscan`. */
+int pshmem_complexd_sum_exscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexd_sum_inscan`. */
+int pshmem_complexd_sum_inscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexd_sum_reduce`. */
+int pshmem_complexd_sum_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexd_sum_to_all`. */
+void pshmem_complexd_sum_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexf_prod_reduce`. */
+int pshmem_complexf_prod_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexf_prod_to_all`. */
+void pshmem_complexf_prod_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync);
+
+/* Profiling twin of `shmem_complexf_sum_exscan`. */
+int pshmem_complexf_sum_exscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexf_sum_inscan`. */
+int pshmem_complexf_sum_inscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems);
+
+/* Profiling twin of `shmem_complexf_sum_reduce`. */
+int pshmem_complexf_sum_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce);
+
+/* Profiling twin of `shmem_complexf_sum_to_all`. */
+void pshmem_complexf_sum_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync);
+
+#else /* C */
 
 /* Profiling twin of `shmem_complexd_prod_reduce`. */
 int pshmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
@@ -13439,7 +13481,7 @@ int pshmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const fl
 /* Profiling twin of `shmem_complexf_sum_to_all`. */
 void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
 
-#endif /* !__cplusplus */
+#endif /* __cplusplus */
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -13413,6 +13413,10 @@ void start_pes(int npes);
 #define SHMEM_H_APPENDED
 
 #ifdef __cplusplus
+#include <complex>
+#endif
+
+#ifdef __cplusplus
 extern "C" {
 #endif
 
@@ -13536,7 +13540,45 @@ void shmem_longdouble_sum_to_all(long double *dest, const long double *source, i
 /* `shmem_pcontrol` (OpenSHMEM 1.6, shmem_pcontrol.tex). */
 void shmem_pcontrol(int level, ...);
 
-#if !defined(__cplusplus) /* C++ has no _Complex */
+#if defined(__cplusplus) /* C++ has no _Complex: std::complex, same layout */
+
+/* `shmem_complexd_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexd_prod_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce);
+
+/* `shmem_complexd_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexd_prod_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync);
+
+/* `shmem_complexd_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexd_sum_exscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems);
+
+/* `shmem_complexd_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexd_sum_inscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems);
+
+/* `shmem_complexd_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexd_sum_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce);
+
+/* `shmem_complexd_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexd_sum_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync);
+
+/* `shmem_complexf_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexf_prod_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce);
+
+/* `shmem_complexf_prod_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexf_prod_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync);
+
+/* `shmem_complexf_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexf_sum_exscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems);
+
+/* `shmem_complexf_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+int shmem_complexf_sum_inscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems);
+
+/* `shmem_complexf_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+int shmem_complexf_sum_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce);
+
+/* `shmem_complexf_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_complexf_sum_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync);
+
+#else /* C */
 
 /* `shmem_complexd_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
 int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
@@ -13574,7 +13616,7 @@ int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const flo
 /* `shmem_complexf_sum_to_all` (OpenSHMEM 1.6, shmem_reductions.tex). */
 void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
 
-#endif /* !__cplusplus */
+#endif /* __cplusplus */
 
 #ifdef __cplusplus
 }  /* extern "C" */
@@ -14608,6 +14650,8 @@ void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *sourc
             unsigned int *: shmem_uint_wait_until, \
             unsigned long *: shmem_ulong_wait_until, \
             unsigned long long *: shmem_ulonglong_wait_until, \
+            short *: shmem_short_wait_until, \
+            unsigned short *: shmem_ushort_wait_until, \
             default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex). */
@@ -14685,6 +14729,8 @@ void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *sourc
             unsigned int *: shmem_uint_test, \
             unsigned long *: shmem_ulong_test, \
             unsigned long long *: shmem_ulonglong_test, \
+            short *: shmem_short_test, \
+            unsigned short *: shmem_ushort_test, \
             default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
 
 /* `shmem_test_all` (OpenSHMEM 1.6, shmem_test_all.tex). */
@@ -15013,5 +15059,16 @@ void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *sourc
             default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
 
 #endif /* C11 */
+
+/* `shmem_sync` (OpenSHMEM 1.6, shmem_sync.tex): by argument count, the team form (C11) or the
+ * deprecated active-set function. */
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) || \
+    (defined(__cplusplus) && __cplusplus >= 201103L)
+#define RSHMEM_SYNC_PICK_(a1, a2, a3, a4, name, ...) name
+#define RSHMEM_SYNC_NONE_ 0
+#define shmem_sync(...) \
+    RSHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, RSHMEM_SYNC_NONE_, RSHMEM_SYNC_NONE_, \
+                      shmem_team_sync, RSHMEM_SYNC_NONE_)(__VA_ARGS__)
+#endif
 
 #endif /* SHMEM_H_APPENDED */

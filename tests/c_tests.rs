@@ -3,11 +3,11 @@
 //!
 //! Before the first test it builds the library and the launcher (`cargo build -p rshmem -p oshrun`)
 //! with the profile this test binary was built with, then compiles each program once into
-//! `target/<profile>/c-tests/` (`*.c` with `scripts/oshcc`, `*.f90` and fixed-form `*.f` with
-//! `scripts/oshfort`) and runs it as `target/<profile>/oshrun -np N --timeout T prog ARGS`.
+//! `target/<profile>/c-tests/` (`*.c` with `scripts/oshcc`, `*.cpp` with `scripts/oshc++`, `*.f90`
+//! and fixed-form `*.f` with `scripts/oshfort`) and runs it as `target/<profile>/oshrun -np N --timeout T prog ARGS`.
 //!
 //! A program says how it is run in comment lines at the top of the file (before any code), `//`
-//! in C and `!` in Fortran:
+//! in C and C++ and `!` in Fortran:
 //!
 //! ```text
 //! // pes: 1 2 3 4 8            PE counts to run (default: 1 2 3 4 5)
@@ -58,10 +58,24 @@ const CFLAGS: &[&str] = &[
     "-O1",
     "-g",
 ];
+const CXXFLAGS: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-g"];
 /// Fortran: the legacy API's Cray pointers (`SHPALLOC`, `SHMEM_PTR`) need `-fcray-pointer`.
 const FFLAGS: &[&str] = &["-Wall", "-Werror", "-fcray-pointer", "-O1", "-g"];
-/// Source extensions and whether they are Fortran.
-const SOURCES: &[(&str, bool)] = &[("c", false), ("f90", true), ("f", true)];
+/// The languages of the test programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lang {
+    C,
+    Cxx,
+    Fortran,
+}
+
+/// Source extensions and their language.
+const SOURCES: &[(&str, Lang)] = &[
+    ("c", Lang::C),
+    ("cpp", Lang::Cxx),
+    ("f90", Lang::Fortran),
+    ("f", Lang::Fortran),
+];
 const TAIL_LINES: usize = 40;
 
 fn main() {
@@ -399,7 +413,7 @@ fn build_library(root: &Path) -> Result<PathBuf, String> {
 struct Program {
     name: String,
     source: PathBuf,
-    fortran: bool,
+    lang: Lang,
     directives: Directives,
     route_env: Vec<(String, String)>,
     root: PathBuf,
@@ -415,10 +429,10 @@ impl Program {
                 std::fs::create_dir_all(&out_dir)
                     .map_err(|e| format!("{}: {e}", out_dir.display()))?;
                 let binary = out_dir.join(&self.name);
-                let (wrapper, flags) = if self.fortran {
-                    ("scripts/oshfort", FFLAGS)
-                } else {
-                    ("scripts/oshcc", CFLAGS)
+                let (wrapper, flags) = match self.lang {
+                    Lang::Fortran => ("scripts/oshfort", FFLAGS),
+                    Lang::Cxx => ("scripts/oshc++", CXXFLAGS),
+                    Lang::C => ("scripts/oshcc", CFLAGS),
                 };
                 let mut cmd = Command::new(self.root.join(wrapper));
                 cmd.args(flags)
@@ -678,9 +692,10 @@ fn discover(root: &Path, route: &Route) -> Result<Vec<Trial>, String> {
             .and_then(OsStr::to_str)
             .unwrap_or("?")
             .to_string();
-        let fortran = SOURCES
+        let lang = SOURCES
             .iter()
-            .any(|(ext, f)| *f && source.extension() == Some(OsStr::new(ext)));
+            .find(|(ext, _)| source.extension() == Some(OsStr::new(ext)))
+            .map_or(Lang::C, |&(_, lang)| lang);
         let text =
             std::fs::read_to_string(&source).map_err(|e| format!("{}: {e}", source.display()))?;
         let directives = match parse_directives(&text) {
@@ -696,7 +711,7 @@ fn discover(root: &Path, route: &Route) -> Result<Vec<Trial>, String> {
         let program = Arc::new(Program {
             name: name.clone(),
             source,
-            fortran,
+            lang,
             directives,
             route_env: route.env.clone(),
             root: root.to_path_buf(),

@@ -100,6 +100,11 @@ pub unsafe fn ctx_session_start(
     config: *const shmem_ctx_session_config_t,
     config_mask: c_long,
 ) {
+    // The spec: on SHMEM_CTX_INVALID, no action.
+    if ctx == shmem_ctx_t::INVALID {
+        let _ = world::get(call);
+        return;
+    }
     let _ = super::enter(call, ctx);
     if options & !SHMEM_CTX_SESSION_BATCH != 0 {
         fatal!(
@@ -120,6 +125,12 @@ pub unsafe fn ctx_session_start(
 
 /// `shmem_ctx_session_stop` (1.6): ends the session; the context's operations are complete.
 pub fn ctx_session_stop(call: &'static str, ctx: shmem_ctx_t) {
+    // As session_start (the spec says nothing for stop; a session on SHMEM_CTX_INVALID never
+    // started).
+    if ctx == shmem_ctx_t::INVALID {
+        let _ = world::get(call);
+        return;
+    }
     let _ = super::enter(call, ctx);
     super::order::complete_ctx(call, ctx);
 }

@@ -137,11 +137,25 @@ fn offset_of(w: &World, call: &'static str, ptr: *mut c_void) -> usize {
 
 fn exhausted(w: &World, call: &'static str, size: usize) {
     if w.config.debug {
-        eprintln!(
-            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes",
+        // One write, so that the lines of several PEs do not interleave.
+        let line = format!(
+            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes\n",
             w.me, w.config.symmetric_size
         );
+        eprint!("{line}");
     }
+}
+
+/// A request no heap can satisfy (the spec leaves it undefined or has it fail): every PE that
+/// makes it takes part in the collective as for any allocation (the record shows the request, so
+/// PEs that disagree are still reported), then returns NULL; under `SHMEM_DEBUG` it says why.
+fn impossible(w: &World, call: &'static str, rec: Record, why: std::fmt::Arguments) -> *mut c_void {
+    agree(w, call, rec);
+    if w.config.debug {
+        let line = format!("[PE {}] {call}: returns NULL: {why}\n", w.me);
+        eprint!("{line}");
+    }
+    std::ptr::null_mut()
 }
 
 fn alloc_record(size: usize, align: usize, off: Option<usize>) -> Record {
@@ -186,12 +200,18 @@ pub fn malloc_with_hints(call: &'static str, size: usize, _hints: c_long) -> *mu
 /// `shmem_calloc`: `count` zeroed elements of `size` bytes.
 pub fn calloc(call: &'static str, count: usize, size: usize) -> *mut c_void {
     let w = world::get(call);
-    let Some(total) = count.checked_mul(size) else {
-        fatal!(call, "count = {count} times size = {size} overflows")
-    };
-    if total == 0 {
+    if count == 0 || size == 0 {
         return std::ptr::null_mut();
     }
+    let Some(total) = count.checked_mul(size) else {
+        let rec = alloc_record(usize::MAX, MIN_ALIGN, None);
+        return impossible(
+            w,
+            call,
+            rec,
+            format_args!("count = {count} times size = {size} overflows size_t"),
+        );
+    };
     let off = w
         .heap
         .lock()
@@ -211,11 +231,22 @@ pub fn calloc(call: &'static str, count: usize, size: usize) -> *mut c_void {
     }
 }
 
-/// `shmem_align`, `shmemalign`: `alignment` must be a power of two.
+/// `shmem_align`, `shmemalign`: `alignment` must be a power of two (the spec also asks for a
+/// multiple of `sizeof(void *)`; smaller powers of two are met by every block). Any other
+/// alignment (0 included) returns NULL on every PE, collectively, as a failed allocation does.
 pub fn align(call: &'static str, alignment: usize, size: usize) -> *mut c_void {
-    let _ = world::get(call);
+    let w = world::get(call);
+    if size == 0 {
+        return std::ptr::null_mut();
+    }
     if !alignment.is_power_of_two() {
-        fatal!(call, "alignment = {alignment} is not a power of two");
+        let rec = alloc_record(size, alignment, None);
+        return impossible(
+            w,
+            call,
+            rec,
+            format_args!("alignment = {alignment} is not a power of two"),
+        );
     }
     allocate(call, size, alignment)
 }

@@ -27,8 +27,18 @@ fn complete_in(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     remote::quiet(w, call, ctx);
 }
 
+/// Whether `ctx` is `SHMEM_CTX_INVALID`, on which fence and quiet do nothing (the spec says so
+/// for both; pe_quiet is taken as quiet).
+fn invalid(call: &'static str, ctx: shmem_ctx_t) -> bool {
+    let _ = world::get(call);
+    ctx == shmem_ctx_t::INVALID
+}
+
 /// `shmem_fence`: puts to each PE are delivered in order.
 pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, _) = super::enter(call, ctx);
     shm::order();
     remote::fence(w, call, ctx);
@@ -36,6 +46,9 @@ pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
 
 /// `shmem_quiet`: every put, AMO and nbi operation of the context is complete.
 pub fn quiet(call: &'static str, ctx: shmem_ctx_t) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, _) = super::enter(call, ctx);
     complete_in(w, call, ctx);
 }
@@ -50,6 +63,9 @@ pub unsafe fn pe_quiet(
     target_pes: *const c_int,
     npes: usize,
 ) {
+    if invalid(call, ctx) {
+        return;
+    }
     let (w, c) = super::enter(call, ctx);
     let mut world_pes = Vec::new();
     if npes > 0 {

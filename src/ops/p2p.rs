@@ -11,6 +11,14 @@
 //! the variables are symmetric and naturally aligned. An array form skips the elements whose
 //! `status` entry is non-zero (a NULL `status` includes every element). With no element included,
 //! `_all` returns at once (`test_all` returns 1), `_any` returns `SIZE_MAX` and `_some` returns 0.
+//!
+//! Fairness: the spec requires that a series of `_any` calls eventually returns every satisfied
+//! element. Each thread remembers, for the last few `ivars` arrays it scanned, where the next scan
+//! starts: just after the index the previous call returned, wrapping around. So a loop that keeps
+//! serving element `i` (without masking it) still reaches every other satisfied element within
+//! `nelems` calls. The state is per thread (no locks, no sharing) and per array address; an array
+//! not among the remembered ones starts at 0. `_some` returns every satisfied element at once, so
+//! it needs no state.
 
 use super::amo::misaligned;
 use crate::fatal;
@@ -19,6 +27,7 @@ use crate::runtime::constants::{
 };
 use crate::runtime::world;
 use crate::transport::shm::Word;
+use std::cell::Cell;
 use std::ffi::c_int;
 use std::mem::size_of;
 
@@ -179,6 +188,42 @@ enum Against<'a, T> {
     Each(&'a [T]),
 }
 
+/// Where each thread's next `_any` scan of an array starts: a small table of (array address,
+/// index after the last one returned), most recent first.
+mod cursor {
+    use super::Cell;
+
+    /// How many arrays a thread remembers; a server loop scans one or two.
+    const SLOTS: usize = 8;
+
+    thread_local! {
+        static NEXT: Cell<[(usize, usize); SLOTS]> = const { Cell::new([(0, 0); SLOTS]) };
+    }
+
+    /// The index at which to start scanning the `nelems` elements at `key`.
+    pub(super) fn start(key: usize, nelems: usize) -> usize {
+        let table = NEXT.with(Cell::get);
+        match table.iter().find(|&&(k, _)| k == key) {
+            Some(&(_, next)) if next < nelems => next,
+            _ => 0,
+        }
+    }
+
+    /// Records that an `_any` scan of `key` returned `index`: the next starts after it.
+    pub(super) fn returned(key: usize, index: usize) {
+        NEXT.with(|cell| {
+            let mut table = cell.get();
+            let at = table
+                .iter()
+                .position(|&(k, _)| k == key)
+                .unwrap_or(SLOTS - 1);
+            table.copy_within(0..at, 1);
+            table[0] = (key, index + 1);
+            cell.set(table);
+        });
+    }
+}
+
 /// The checked arguments of an array form.
 struct Set<'a, T: Ivar> {
     ivars: *mut T::Word,
@@ -267,21 +312,30 @@ impl<T: Ivar> Set<'_, T> {
     }
 
     /// `_any`: the index of an active element that satisfies the comparison, `usize::MAX` if none
-    /// does (or, if `block`, none is active).
+    /// does (or, if `block`, none is active). The scan starts after the index the previous `_any`
+    /// call of this thread on the same array returned (see the module notes).
     fn any(&self, block: bool) -> usize {
+        let key = self.ivars as usize;
+        let start = cursor::start(key, self.nelems);
         let scan = || {
-            (0..self.nelems)
+            (start..self.nelems)
+                .chain(0..start)
                 .find(|&i| self.active(i) && self.ready(i))
                 .unwrap_or(usize::MAX)
         };
-        if !block || !self.any_active() {
-            return scan();
+        let found = if !block || !self.any_active() {
+            scan()
+        } else {
+            let mut found = usize::MAX;
+            world::wait_until(|| {
+                found = scan();
+                found != usize::MAX
+            });
+            found
+        };
+        if found != usize::MAX {
+            cursor::returned(key, found);
         }
-        let mut found = usize::MAX;
-        world::wait_until(|| {
-            found = scan();
-            found != usize::MAX
-        });
         found
     }
 

@@ -9,9 +9,14 @@ use crate::runtime::error::{ABORTING, abort_job};
 use crate::runtime::{startup, world};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 static EXIT_HOOK: Once = Once::new();
+
+/// Initialization calls not yet matched by a `shmem_finalize`: the spec lets a program call the
+/// initialization routines several times, each with its own finalize, and the library is
+/// finalized by the last one only (and may then be initialized again).
+static DEPTH: AtomicUsize = AtomicUsize::new(0);
 
 unsafe extern "C" {
     /// glibc's `on_exit`: like `atexit`, but the handler learns the exit status.
@@ -36,6 +41,7 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
             world::with_bootstrap(|boot| boot.abort(status));
             return;
         }
+        DEPTH.store(1, Ordering::SeqCst);
         finalize("shmem_finalize (at exit)");
     }
     world::finalize_bootstrap();
@@ -52,6 +58,7 @@ fn start(call: &'static str, level: c_int) {
         // The barrier that ends initialization: every PE's World is up before any is used.
         crate::collectives::barrier::world(world::get(call));
     }
+    DEPTH.fetch_add(1, Ordering::SeqCst);
 }
 
 /// `shmem_init`, `start_pes`.
@@ -100,8 +107,16 @@ pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
 }
 
 /// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library
-/// (closing its UCX network, if any). A second call (or one without `shmem_init`) does nothing.
+/// (closing its UCX network, if any), when it matches the first initialization call still open;
+/// a finalize that matches a later one, or one without `shmem_init`, does nothing.
 pub fn finalize(call: &'static str) {
+    let outer = DEPTH
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| d.checked_sub(1))
+        .is_ok_and(|d| d == 1);
+    if !outer {
+        // An inner finalize (or one without init): the library stays initialized.
+        return;
+    }
     if let Some(w) = world::try_get() {
         super::order::complete(call);
         crate::collectives::barrier::world(w);

@@ -2,8 +2,19 @@
 //!
 //! Each row names the variable (without its `SHMEM_` prefix), its type, its default and what it
 //! means. The table produces the [`Config`] struct, its parser (the `SHMEM_` name first, then the
-//! legacy `SMA_` one) and the `SHMEM_INFO` printout, so the three cannot drift apart. A value that
-//! does not parse is an error that names the variable and the value; it is never silently ignored.
+//! legacy `SMA_` one), the `SHMEM_INFO` printout and the list of known names, so they cannot
+//! drift apart. A value that does not parse is an error that names the variable and the value; it
+//! is never silently ignored.
+//!
+//! Values follow the spec's table of environment variables (OpenSHMEM 1.6, Environment
+//! Variables): `SHMEM_VERSION`, `SHMEM_INFO` and `SHMEM_DEBUG` take any value, so they are flags
+//! ([`parse_flag`]: set means on; the usual spellings of "off" turn them off, nothing is an
+//! error); `SHMEM_SYMMETRIC_SIZE` is a non-negative integer or floating-point number with an
+//! optional scaling suffix, anything after the suffix ignored ([`parse_size`]).
+//!
+//! A `SHMEM_`/`SMA_` variable that is not in the table (a misspelling such as
+//! `SHMEM_SYMETRIC_SIZE`, or another implementation's setting) is reported once, by PE 0, as a
+//! warning with the nearest known name ([`unknown_warning`]); `SHMEM_WARN_UNKNOWN=0` silences it.
 
 use std::fmt::Write as _;
 
@@ -24,6 +35,9 @@ macro_rules! config_table {
 
         /// The rows of the table, for the `SHMEM_INFO` printout.
         pub const VARIABLES: &[(&str, &str)] = &[ $( (concat!("SHMEM_", $name), $help), )* ];
+
+        /// The names of the table without their prefix (`SYMMETRIC_SIZE`).
+        const NAMES: &[&str] = &[ $( $name, )* ];
 
         impl Config {
             /// Reads every variable through `lookup` (the process environment in the library).
@@ -63,15 +77,17 @@ macro_rules! config_table {
 
 config_table! {
     symmetric_size: usize = 1 << 30, "SYMMETRIC_SIZE", parse_size,
-        "bytes of symmetric heap per PE (suffixes k, M, G, T)";
-    debug: bool = false, "DEBUG", parse_bool,
-        "extra checks and messages (for example when the heap is exhausted)";
-    info: bool = false, "INFO", parse_bool,
+        "bytes of symmetric heap per PE (a number, fraction allowed, with an optional k, M, G or T suffix)";
+    debug: bool = false, "DEBUG", parse_flag,
+        "extra checks and messages (for example why an allocation returned NULL)";
+    info: bool = false, "INFO", parse_flag,
         "print this table and the library version at start-up (PE 0)";
-    version: bool = false, "VERSION", parse_bool,
+    version: bool = false, "VERSION", parse_flag,
         "print the library version at start-up (PE 0)";
     transport: Transport = Transport::Auto, "TRANSPORT", parse_transport,
         "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
+    warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
+        "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
 }
 
 /// How PEs reach each other (`SHMEM_TRANSPORT`).
@@ -126,40 +142,149 @@ fn read(
     Ok((None, Source::Default))
 }
 
-/// A size in bytes: a decimal number with an optional k/K, m/M, g/G or t/T suffix (powers of 1024),
-/// optionally followed by `b`/`B`.
+/// A size in bytes, as the spec defines `SHMEM_SYMMETRIC_SIZE`: a non-negative integer or
+/// floating-point number (`20`, `3.1`, `.5`, `1e3`), then optionally one scaling character k/K, m/M,
+/// g/G or t/T (powers of 1024); whatever follows the scaling character is ignored (`1gb`, `20kk` =
+/// `20k`). The result is the ceiling of number times scale (`3.1M` = 3250586), computed exactly.
+/// Anything else after the number (`12Q`), a sign, or no digits is an error.
 pub fn parse_size(text: &str) -> Result<usize, String> {
-    const WHY: &str = "is not a size (a number with an optional k, M, G or T suffix)";
+    const WHY: &str = "is not a size (a non-negative number, fraction allowed, with an optional k, M, G or T suffix)";
+    const TOO_LARGE: &str = "is too large";
     let t = text.trim();
-    let t = t.strip_suffix(['b', 'B']).unwrap_or(t);
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_lowercase() {
-                'k' => 10,
-                'm' => 20,
-                'g' => 30,
-                't' => 40,
-                _ => return Err(WHY.into()),
-            };
-            (&t[..i], shift)
+    let b = t.as_bytes();
+    let mut at = 0;
+    let digits = |at: &mut usize| {
+        let from = *at;
+        while *at < b.len() && b[*at].is_ascii_digit() {
+            *at += 1;
         }
-        _ => (t, 0),
+        &t[from..*at]
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let int_part = digits(&mut at);
+    let frac_part = if b.get(at) == Some(&b'.') {
+        at += 1;
+        digits(&mut at)
+    } else {
+        ""
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
         return Err(WHY.into());
     }
-    let n: usize = digits.parse().map_err(|_| "is too large".to_string())?;
-    n.checked_mul(1usize << shift)
-        .ok_or_else(|| "is too large".to_string())
+    // An exponent only where one follows in full (`1e3`); `e` is no scaling character.
+    let mut exponent: i64 = 0;
+    if matches!(b.get(at), Some(b'e' | b'E')) {
+        let mut j = at + 1;
+        let negative = b.get(j) == Some(&b'-');
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let e = digits(&mut j);
+        if e.is_empty() {
+            return Err(WHY.into());
+        }
+        exponent = e.parse::<i64>().map_err(|_| TOO_LARGE.to_string())?;
+        if negative {
+            exponent = -exponent;
+        }
+        at = j;
+    }
+    let shift = match b.get(at).map(u8::to_ascii_lowercase) {
+        None => 0,
+        Some(b'k') => 10,
+        Some(b'm') => 20,
+        Some(b'g') => 30,
+        Some(b't') => 40,
+        Some(_) => return Err(WHY.into()),
+    };
+    // value = mantissa * 10^(exponent - decimals) * 2^shift, rounded up.
+    let mantissa: u128 = format!("{int_part}{frac_part}")
+        .trim_start_matches('0')
+        .parse()
+        .or_else(|e: std::num::ParseIntError| match e.kind() {
+            std::num::IntErrorKind::Empty => Ok(0),
+            _ => Err(TOO_LARGE.to_string()),
+        })?;
+    let scaled = mantissa
+        .checked_shl(shift)
+        .filter(|v| v >> shift == mantissa)
+        .ok_or_else(|| TOO_LARGE.to_string())?;
+    let power = exponent - frac_part.len() as i64;
+    let ten = |n: i64| -> Option<u128> { 10u128.checked_pow(u32::try_from(n).ok()?) };
+    let value = if scaled == 0 {
+        0
+    } else if power >= 0 {
+        ten(power)
+            .and_then(|p| scaled.checked_mul(p))
+            .ok_or_else(|| TOO_LARGE.to_string())?
+    } else {
+        match ten(-power) {
+            Some(p) => scaled.div_ceil(p),
+            None => 1, // a positive value far below one byte rounds up to one
+        }
+    };
+    usize::try_from(value).map_err(|_| TOO_LARGE.to_string())
 }
 
-/// A boolean: 1/0, y/n, yes/no, true/false, on/off (any case); an empty value means true.
-pub fn parse_bool(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "y" | "yes" | "true" | "on" => Ok(true),
-        "0" | "n" | "no" | "false" | "off" => Ok(false),
-        _ => Err("is not a boolean (use 1/0, yes/no, true/false, on/off)".into()),
+/// A flag whose value the spec leaves free ("Any"): set means on, whatever the value (empty,
+/// `1`, `yes`, `verbose`), except the usual spellings of off: `0`, `n`, `no`, `false`, `off` (any
+/// case). Never an error.
+pub fn parse_flag(text: &str) -> Result<bool, String> {
+    Ok(!matches!(
+        text.trim().to_ascii_lowercase().as_str(),
+        "0" | "n" | "no" | "false" | "off"
+    ))
+}
+
+/// The warning about the `SHMEM_`/`SMA_` variables among `names` (of the environment) that the
+/// table does not know, one line each with the nearest known name if one is
+/// close; empty when there is none or `config.warn_unknown` is off.
+pub fn unknown_warning(config: &Config, names: impl Iterator<Item = String>) -> String {
+    if !config.warn_unknown {
+        return String::new();
     }
+    let mut unknown: Vec<String> = names
+        .filter(|name| {
+            let rest = name
+                .strip_prefix("SHMEM_")
+                .or_else(|| name.strip_prefix("SMA_"));
+            rest.is_some_and(|r| !NAMES.contains(&r))
+        })
+        .collect();
+    unknown.sort();
+    let mut out = String::new();
+    for name in unknown {
+        let (prefix, rest) = name.split_at(if name.starts_with("SMA_") { 4 } else { 6 });
+        let near = NAMES
+            .iter()
+            .map(|n| (distance(rest, n), n))
+            .min()
+            .filter(|&(d, _)| d <= 2 || rest.len() >= 8 && d <= 3)
+            .map(|(_, n)| format!(" (did you mean {prefix}{n}?)"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "rshmem: warning: {name} is not a variable rshmem knows{near}; it is ignored (SHMEM_INFO=1 lists the known ones, SHMEM_WARN_UNKNOWN=0 silences this)"
+        );
+    }
+    out
+}
+
+/// The edit distance (insertions, deletions, substitutions) between `a` and `b`.
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 struct Show<'a, T>(&'a T);
@@ -189,6 +314,7 @@ mod tests {
     #[test]
     fn sizes() {
         assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("0"), Ok(0));
         assert_eq!(parse_size("64k"), Ok(64 << 10));
         assert_eq!(parse_size("2M"), Ok(2 << 20));
         assert_eq!(parse_size("1G"), Ok(1 << 30));
@@ -197,9 +323,90 @@ mod tests {
         assert!(parse_size("12Q").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("-1").is_err());
+        assert!(parse_size("+1").is_err());
         assert!(parse_size("k").is_err());
+        assert!(parse_size(".").is_err());
+        assert!(parse_size("1e").is_err());
         assert!(parse_size("99999999999999999999999").is_err());
         assert!(parse_size("99999999999T").is_err());
+    }
+
+    /// The spec's own examples and rules for `SHMEM_SYMMETRIC_SIZE`.
+    #[test]
+    fn sizes_as_the_spec_defines_them() {
+        assert_eq!(parse_size("20m"), Ok(20971520));
+        assert_eq!(parse_size("3.1M"), Ok(3250586));
+        assert_eq!(parse_size(".5m"), parse_size("0.5m"));
+        assert_eq!(parse_size(".5m"), Ok(1 << 19));
+        assert_eq!(parse_size("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_size("20kk"), Ok(20 << 10));
+        assert_ne!(parse_size("20kk"), parse_size("20m"));
+        assert_eq!(parse_size("1.5"), Ok(2));
+        assert_eq!(parse_size("0.1"), Ok(1));
+        assert_eq!(parse_size("1e3"), Ok(1000));
+        assert_eq!(parse_size("2.5e-1k"), Ok(256));
+        assert_eq!(parse_size("1e-30"), Ok(1));
+        assert_eq!(parse_size(" 64M "), Ok(64 << 20));
+        assert_eq!(parse_size("0.000k"), Ok(0));
+    }
+
+    #[test]
+    fn flags_take_any_value() {
+        for on in [
+            "", "1", "yes", "Y", "true", "on", "2", "verbose", "anything",
+        ] {
+            assert_eq!(parse_flag(on), Ok(true), "{on:?}");
+        }
+        for off in ["0", "n", "No", "FALSE", "off", " 0 "] {
+            assert_eq!(parse_flag(off), Ok(false), "{off:?}");
+        }
+        let env = |k: &str| match k {
+            "SHMEM_INFO" | "SHMEM_DEBUG" | "SHMEM_VERSION" => Some("verbose".to_string()),
+            _ => None,
+        };
+        let (c, _) = Config::parse(&env).unwrap();
+        assert!(c.info && c.debug && c.version);
+    }
+
+    #[test]
+    fn unknown_variables_are_named_with_the_nearest_known_one() {
+        let (config, _) = Config::parse(&|_| None).unwrap();
+        let vars = [
+            "SHMEM_SYMETRIC_SIZE",
+            "SHMEM_INFO",
+            "SMA_DEBUG",
+            "SMA_DEBGU",
+            "SHMEM_OFI_PROVIDER",
+            "PATH",
+            "XSHMEM_FOO",
+        ]
+        .map(String::from);
+        let text = unknown_warning(&config, vars.clone().into_iter());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].contains("SHMEM_OFI_PROVIDER is not a variable rshmem knows;"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("SHMEM_SYMETRIC_SIZE is not a variable rshmem knows (did you mean SHMEM_SYMMETRIC_SIZE?)"),
+            "{text}"
+        );
+        assert!(
+            lines[2].contains("SMA_DEBGU") && lines[2].contains("did you mean SMA_DEBUG?"),
+            "{text}"
+        );
+        let quiet = |k: &str| (k == "SHMEM_WARN_UNKNOWN").then(|| "0".to_string());
+        let (config, _) = Config::parse(&quiet).unwrap();
+        assert_eq!(unknown_warning(&config, vars.into_iter()), "");
+    }
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(distance("SYMETRIC_SIZE", "SYMMETRIC_SIZE"), 1);
+        assert_eq!(distance("", "ABC"), 3);
+        assert_eq!(distance("DEBGU", "DEBUG"), 2);
+        assert_eq!(distance("INFO", "INFO"), 0);
     }
 
     #[test]

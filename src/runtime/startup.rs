@@ -348,6 +348,10 @@ pub(super) fn build(call: &'static str) -> World {
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));
     }
+    if me == 0 {
+        let names = std::env::vars_os().map(|(k, _)| k.to_string_lossy().into_owned());
+        eprint!("{}", super::config::unknown_warning(&world.config, names));
+    }
     world
 }
 

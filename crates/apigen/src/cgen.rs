@@ -80,21 +80,18 @@ _Static_assert(sizeof(long double) == 16, \"the long double routines move 16-byt
 
 /// The declarations that cbindgen cannot write, for shmem.h (`profiling` false) or pshmem.h: the
 /// routines implemented in C and the Rust shells with `long double` or complex pointers, each from
-/// the spec's synopsis. The complex ones are C only (C++ has no `_Complex`).
+/// the spec's synopsis. C++ has no `_Complex`: there the complex ones take `std::complex<double>`
+/// and `std::complex<float>` (C++11 guarantees their layout is the C type's, two parts in order),
+/// so they are declared twice, once per language.
 pub fn text_decls(funcs: &[&Func], profiling: bool) -> String {
     let mut s = String::new();
+    let (plain, complex): (Vec<&Func>, Vec<&Func>) = funcs.iter().partition(|f| !f.is_complex());
+    if !complex.is_empty() {
+        // Outside `extern "C"`: a C++ standard header must not be included inside it.
+        s.push_str("#ifdef __cplusplus\n#include <complex>\n#endif\n\n");
+    }
     s.push_str("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-    let mut in_c_only = false;
-    for f in funcs {
-        if f.is_complex() != in_c_only {
-            in_c_only = f.is_complex();
-            s.push_str(if in_c_only {
-                "#if !defined(__cplusplus) /* C++ has no _Complex */\n\n"
-            } else {
-                "#endif /* !__cplusplus */\n\n"
-            });
-        }
-        let sig = &f.row.c_signature;
+    let decl = |s: &mut String, f: &Func, sig: &str| {
         if profiling {
             writeln!(s, "/* Profiling twin of `{}`. */", f.name()).unwrap();
             writeln!(
@@ -117,9 +114,27 @@ pub fn text_decls(funcs: &[&Func], profiling: bool) -> String {
             .unwrap();
             writeln!(s, "{sig};\n").unwrap();
         }
+    };
+    for f in &plain {
+        decl(&mut s, f, &f.row.c_signature);
     }
-    if in_c_only {
-        s.push_str("#endif /* !__cplusplus */\n\n");
+    if !complex.is_empty() {
+        s.push_str(
+            "#if defined(__cplusplus) /* C++ has no _Complex: std::complex, same layout */\n\n",
+        );
+        for f in &complex {
+            let sig = f
+                .row
+                .c_signature
+                .replace("double _Complex", "std::complex<double>")
+                .replace("float _Complex", "std::complex<float>");
+            decl(&mut s, f, &sig);
+        }
+        s.push_str("#else /* C */\n\n");
+        for f in &complex {
+            decl(&mut s, f, &f.row.c_signature);
+        }
+        s.push_str("#endif /* __cplusplus */\n\n");
     }
     s.push_str("#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n");
     s
@@ -161,10 +176,15 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
 #define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
 ",
     );
-    for family in FAMILIES {
+    for (index, family) in FAMILIES.iter().enumerate() {
         let Some(generic) = family.generic else {
             continue;
         };
+        // Several families may share a generic (the deprecated short/ushort rows of
+        // `shmem_wait_until` and `shmem_test`): the first one emits it, over all their rows.
+        if FAMILIES[..index].iter().any(|f| f.generic == Some(generic)) {
+            continue;
+        }
         let row = spec.row(generic, "generic")?;
         if let crate::families::Types::Plain = family.types {
             // An untyped family: the generic only tells the context form from the other.
@@ -179,12 +199,18 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
             .unwrap();
             continue;
         }
-        let rows = match family.types {
-            crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
-            crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
-            crate::families::Types::WithOp(t, op) => spec.with_op(t, op)?,
-            _ => return Err(format!("{generic}: family is not typed")),
-        };
+        let mut rows = Vec::new();
+        for f in FAMILIES.iter().filter(|f| f.generic == Some(generic)) {
+            if f.names != family.names {
+                return Err(format!("{generic}: families with different names share it"));
+            }
+            rows.extend(match f.types {
+                crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
+                crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
+                crate::families::Types::WithOp(t, op) => spec.with_op(t, op)?,
+                _ => return Err(format!("{generic}: family is not typed")),
+            });
+        }
         // A team-first family (collectives) selects on the first argument after the team.
         let team_first = CSignature::parse(
             &spec
@@ -270,6 +296,32 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
     }
     s.push_str("\n#endif /* C11 */\n");
     Ok(s)
+}
+
+/// `shmem_sync`, the one name the spec gives two prototypes of different arity: the C11
+/// `int shmem_sync(shmem_team_t team)` (= `shmem_team_sync`) and the deprecated active-set
+/// `void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)`, which is the C
+/// function. A variadic macro picks by the argument count (1 or 4; any other count selects a
+/// non-callable expression and does not compile). Variadic macros exist in C99 and C++11, so the
+/// selection is offered there too. `(shmem_sync)(...)` calls the function itself.
+pub fn arity_selectors(spec: &Spec) -> Result<String, String> {
+    for (name, kind) in [("shmem_sync", "generic"), ("shmem_sync", "function")] {
+        spec.row(name, kind)?;
+    }
+    spec.function("shmem_team_sync")?;
+    Ok("
+/* `shmem_sync` (OpenSHMEM 1.6, shmem_sync.tex): by argument count, the team form (C11) or the
+ * deprecated active-set function. */
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) || \\
+    (defined(__cplusplus) && __cplusplus >= 201103L)
+#define RSHMEM_SYNC_PICK_(a1, a2, a3, a4, name, ...) name
+#define RSHMEM_SYNC_NONE_ 0
+#define shmem_sync(...) \\
+    RSHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, RSHMEM_SYNC_NONE_, RSHMEM_SYNC_NONE_, \\
+                      shmem_team_sync, RSHMEM_SYNC_NONE_)(__VA_ARGS__)
+#endif
+"
+    .to_string())
 }
 
 /// The first TYPENAME a typed family expands to.

@@ -742,14 +742,22 @@ pub const FAMILIES: &[Family] = &[
         "p2p::test_some_vector",
         Some("shmem_test_some_vector"),
     ),
-    // The deprecated names: short/ushort (1.5), `wait` (1.4), the long-typed `shmem_wait_until`.
+    // The deprecated names: short/ushort (1.5), also selected by the C11 `shmem_wait_until` and
+    // `shmem_test` (the spec keeps short and unsigned short in those two generics, deprecated;
+    // the `_all`, `_any`, `_some` and vector forms have the standard AMO types only), `wait`
+    // (1.4), the long-typed `shmem_wait_until`.
     p2p(
         &["shmem_TYPENAME_wait_until"],
         OLD_P2P_SHORT,
         "p2p::wait_until",
-        None,
+        Some("shmem_wait_until"),
     ),
-    p2p(&["shmem_TYPENAME_test"], OLD_P2P_SHORT, "p2p::test", None),
+    p2p(
+        &["shmem_TYPENAME_test"],
+        OLD_P2P_SHORT,
+        "p2p::test",
+        Some("shmem_test"),
+    ),
     p2p(&["shmem_TYPENAME_wait"], OLD_P2P_WAIT, "p2p::wait", None),
     plain("p2p", &["shmem_wait"], "p2p::wait"),
     plain("p2p", &["shmem_wait_until"], "p2p::wait_until"),

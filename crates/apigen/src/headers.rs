@@ -124,9 +124,10 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
     c.export.exclude.extend(constant_names);
     c.after_includes = Some(format!("{macros}{text_defines}"));
     let trailer = format!(
-        "{}\n{}",
+        "{}\n{}{}",
         cgen::text_decls(&text_funcs, false),
-        cgen::generics(spec)?
+        cgen::generics(spec)?,
+        cgen::arity_selectors(spec)?
     );
     c.trailer = Some(guarded("SHMEM_H_APPENDED", &trailer));
     build(root, c, "include/shmem.h")?;

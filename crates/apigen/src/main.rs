@@ -7,8 +7,8 @@
 //!   128-bit sized routines;
 //! - `include/shmem.h`, `include/pshmem.h`: by cbindgen, from the root `cbindgen.toml`;
 //! - `c-tests/generated/types.h`: X-macros over the spec type tables for the C tests;
-//! - `src/api/fortran/*.rs` and `include/shmem.fh`: the legacy Fortran API, from
-//!   `spec/openshmem-fortran-api.tsv` (see `fortran.rs`).
+//! - `src/api/fortran/*.rs`, `include/shmem.fh` and `include/shmem_functions.fh`: the legacy
+//!   Fortran API, from `spec/openshmem-fortran-api.tsv` (see `fortran.rs`).
 //!
 //! Families of functions are described once (`families.rs`); names expand over the spec's type
 //! tables; every signature comes from the spec's synopsis. An expanded name missing from the spec,
@@ -314,6 +314,11 @@ fn run() -> Result<(), String> {
         &root,
         "include/shmem.fh",
         &fortran::shmem_fh(&root, &routines)?,
+    )?;
+    write(
+        &root,
+        "include/shmem_functions.fh",
+        &fortran::shmem_functions_fh(&routines)?,
     )?;
     rustfmt(&rust_files)?;
 

@@ -6,9 +6,9 @@
 //! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business.
 //!
 //! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
-//! without PMI finalize, or `cmd=abort`), the timeout, or a signal to oshrun decides the exit
-//! code and starts the stop: SIGTERM to every PE still running, SIGKILL to those left after
-//! [`GRACE`]. Once stopping, later deaths are consequences and are not reported. oshrun returns
+//! without PMI finalize, or `cmd=abort`, whose code may be 0 for `shmem_global_exit(0)`), the
+//! timeout, or a signal to oshrun decides the exit code and starts the stop: SIGTERM to every PE
+//! still running, SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are consequences and are not reported. oshrun returns
 //! only when every PE has been reaped, so no zombie is left behind; it then removes the
 //! `/dev/shm` entries named after the job's KVS name that the PEs may have left.
 
@@ -517,8 +517,10 @@ impl Job {
             return;
         }
         let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
+        // Exit code 0 is `shmem_global_exit(0)`: an end, not a failure.
+        let verb = if abort.code == 0 { "ended" } else { "aborted" };
         say!(
-            "oshrun: PE {rank} aborted the job with exit code {}{detail}",
+            "oshrun: PE {rank} {verb} the job with exit code {}{detail}",
             abort.code
         );
         self.fail(abort.code, Some(rank));

@@ -299,12 +299,13 @@ impl Server {
 }
 
 /// The job's exit status for `cmd=abort exitcode=..`: the code modulo 256 as `exit()` would give
-/// it, but never 0 (an abort is a failure), and 1 when missing or unreadable.
+/// it, and 1 when missing or unreadable. 0 stays 0: `shmem_global_exit(0)` ends the job through
+/// an abort, and the spec makes the job's status one of the values passed (the library's own
+/// errors always send a non-zero code).
 fn abort_code(exitcode: Option<&str>) -> i32 {
-    let code = exitcode
+    exitcode
         .and_then(|c| c.parse::<i64>().ok())
-        .map_or(1, |c| c.rem_euclid(256));
-    if code == 0 { 1 } else { code as i32 }
+        .map_or(1, |c| c.rem_euclid(256) as i32)
 }
 
 #[cfg(test)]
@@ -507,10 +508,10 @@ mod tests {
         );
         for (line, code) in [
             ("cmd=abort", 1),
-            ("cmd=abort exitcode=0", 1),
+            ("cmd=abort exitcode=0", 0),
             ("cmd=abort exitcode=x", 1),
             ("cmd=abort exitcode=-1", 255),
-            ("cmd=abort exitcode=256", 1),
+            ("cmd=abort exitcode=256", 0),
             ("cmd=abort exitcode=300", 44),
         ] {
             assert_eq!(send(&mut s, 0, line).abort.unwrap().code, code, "{line}");
