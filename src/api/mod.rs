@@ -9,6 +9,7 @@ pub mod amo_nbi;
 pub mod coll;
 pub mod constants;
 pub mod ctx;
+pub mod foreign;
 pub mod fortran;
 pub mod lock;
 pub mod longdouble;

@@ -7,6 +7,7 @@ pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
+pub mod personality;
 pub mod team;
 pub mod wait;
 pub mod world;
