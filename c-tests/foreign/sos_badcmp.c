@@ -1,5 +1,5 @@
 // Built with Sandia OpenSHMEM 1.5's constant values and a stand-in libsma.so, run with rshmem
-// preloaded: 0, rshmem's SHMEM_CMP_EQ, is no comparison of SOS's header, so it is an error naming
+// preloaded. 0, rshmem's SHMEM_CMP_EQ, is no comparison of SOS's header, so it is an error naming
 // the value, the call and the personality, not a silent EQ.
 // build: sos
 // pes: 2

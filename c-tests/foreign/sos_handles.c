@@ -1,5 +1,5 @@
 // Built with Sandia OpenSHMEM 1.5's constant values and a stand-in libsma.so, run with rshmem
-// preloaded: SHMEMX_TEAM_NODE names the PEs of this node; the values libsma's own copies of
+// preloaded. SHMEMX_TEAM_NODE names the PEs of this node; the values libsma's own copies of
 // SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED and SHMEMX_TEAM_NODE hold are accepted as
 // those handles; contexts take every combination of SOS's option bits on the world and on a team;
 // thread levels, the team configuration mask and the allocation hints keep their meaning.
