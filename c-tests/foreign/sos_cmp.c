@@ -87,7 +87,7 @@ int main(void) {
     shmem_barrier_all();
     sig = 0;
     shmem_barrier_all();
-    shmem_signal_add(&sig, 5, (me + 1) % n);
+    shmemx_signal_add(&sig, 5, (me + 1) % n);
     if (shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 5) != 5) {
         fprintf(stderr, "[PE %d] signal wait GE 5\n", me);
         return 1;

@@ -379,7 +379,7 @@ pub fn bits(group: &[Const], foreign: c_long) -> Result<c_long, c_long> {
     let mut rest = foreign;
     while rest != 0 {
         let bit = rest & rest.wrapping_neg();
-        match lookup(group, bit as i64) {
+        match lookup(group, bit) {
             Some(k) => native |= k.native as c_long,
             None => return Err(bit),
         }
