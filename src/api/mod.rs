@@ -8,6 +8,7 @@ pub mod amo;
 pub mod amo_nbi;
 pub mod coll;
 pub mod ctx;
+pub mod foreign;
 pub mod fortran;
 pub mod lock;
 pub mod longdouble;

@@ -11,7 +11,7 @@ use crate::runtime::constants::{
     SHMEM_CTX_SESSION_TOTAL_OPS, shmem_ctx_session_config_t,
 };
 use crate::runtime::handle::{self, WORLD_SLOT, shmem_ctx_t, shmem_team_t};
-use crate::runtime::world;
+use crate::runtime::{personality, world};
 use std::ffi::{c_int, c_long};
 
 const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE;
@@ -20,10 +20,16 @@ const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOS
 ///
 /// # Safety
 /// `ctx` must be NULL or writable.
-unsafe fn create(slot: Option<usize>, options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
+unsafe fn create(
+    call: &'static str,
+    slot: Option<usize>,
+    options: c_long,
+    ctx: *mut shmem_ctx_t,
+) -> c_int {
     if ctx.is_null() {
         return -1;
     }
+    let options = personality::ctx_options(call, options);
     let made = match slot {
         Some(slot) if options & !OPTIONS == 0 => handle::create_context(slot, options),
         _ => None,
@@ -40,7 +46,7 @@ unsafe fn create(slot: Option<usize>, options: c_long, ctx: *mut shmem_ctx_t) ->
 pub unsafe fn ctx_create(call: &'static str, options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
     let _ = world::get(call);
     // SAFETY: forwarded contract.
-    unsafe { create(Some(WORLD_SLOT), options, ctx) }
+    unsafe { create(call, Some(WORLD_SLOT), options, ctx) }
 }
 
 /// `shmem_team_create_ctx`: a context on `team`.
@@ -56,7 +62,7 @@ pub unsafe fn team_create_ctx(
     let _ = world::get(call);
     let slot = handle::team(team).map(|(slot, _)| slot);
     // SAFETY: forwarded contract.
-    unsafe { create(slot, options, ctx) }
+    unsafe { create(call, slot, options, ctx) }
 }
 
 /// `shmem_ctx_destroy`: completes the context's operations, then frees it. SHMEM_CTX_INVALID does

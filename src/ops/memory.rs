@@ -193,7 +193,8 @@ pub fn malloc(call: &'static str, size: usize) -> *mut c_void {
 
 /// `shmem_malloc_with_hints`: the hints describe use, not placement; every block suits every use
 /// on this route.
-pub fn malloc_with_hints(call: &'static str, size: usize, _hints: c_long) -> *mut c_void {
+pub fn malloc_with_hints(call: &'static str, size: usize, hints: c_long) -> *mut c_void {
+    let _ = crate::runtime::personality::malloc_hints(call, hints);
     allocate(call, size, MIN_ALIGN)
 }
 

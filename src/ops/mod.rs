@@ -68,14 +68,8 @@ pub(crate) fn enter_pe(call: &'static str, ctx: shmem_ctx_t, pe: c_int) -> (&'st
 #[cold]
 #[inline(never)]
 fn bad_ctx(call: &'static str, ctx: shmem_ctx_t) -> ! {
-    if ctx == shmem_ctx_t::INVALID {
-        fatal!(call, "ctx is SHMEM_CTX_INVALID")
-    }
-    fatal!(
-        call,
-        "ctx = {:p} is not a context this library created",
-        ctx.0
-    )
+    let why = crate::runtime::personality::unknown_handle("ctx", "context", ctx.0 as usize);
+    fatal!(call, "{why}")
 }
 
 /// The element of the `*128` sized RMA routines: 16 bytes, copied as a unit.

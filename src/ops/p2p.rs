@@ -66,7 +66,7 @@ impl Cmp {
     /// The comparison `cmp` names, or the error naming the call.
     #[inline(always)]
     pub(crate) fn parse(call: &'static str, cmp: c_int) -> Cmp {
-        match cmp {
+        match crate::runtime::personality::cmp(call, cmp) {
             SHMEM_CMP_EQ => Cmp::Eq,
             SHMEM_CMP_NE => Cmp::Ne,
             SHMEM_CMP_GT => Cmp::Gt,

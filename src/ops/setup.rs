@@ -6,7 +6,7 @@ use crate::runtime::constants::{
     SHMEM_THREAD_SINGLE, SHMEM_VENDOR_STRING,
 };
 use crate::runtime::error::{ABORTING, abort_job};
-use crate::runtime::{startup, world};
+use crate::runtime::{personality, startup, world};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,7 +47,10 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
     world::finalize_bootstrap();
 }
 
+/// Selects the ABI personality (a program built for another implementation passes its values),
+/// then starts the World.
 fn start(call: &'static str, level: c_int) {
+    personality::select(call);
     EXIT_HOOK.call_once(|| {
         // SAFETY: registering a handler with static lifetime and no argument.
         if unsafe { on_exit(at_exit, std::ptr::null_mut()) } != 0 {
@@ -71,9 +74,12 @@ pub fn init(call: &'static str) {
 /// # Safety
 /// `provided` must be NULL or writable.
 pub unsafe fn init_thread(call: &'static str, requested: c_int, provided: *mut c_int) -> c_int {
+    personality::select(call);
+    let requested = personality::thread_level_in(requested);
     let level = requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
     start(call, level);
-    let level = world::get(call).thread_level.load(Ordering::Relaxed);
+    let level =
+        personality::thread_level_out(world::get(call).thread_level.load(Ordering::Relaxed));
     if !provided.is_null() {
         // SAFETY: checked non-null; the caller guarantees it is writable.
         unsafe { provided.write(level) };
@@ -86,7 +92,8 @@ pub unsafe fn init_thread(call: &'static str, requested: c_int, provided: *mut c
 /// # Safety
 /// `provided` must be writable.
 pub unsafe fn query_thread(call: &'static str, provided: *mut c_int) {
-    let level = world::get(call).thread_level.load(Ordering::Relaxed);
+    let level =
+        personality::thread_level_out(world::get(call).thread_level.load(Ordering::Relaxed));
     if provided.is_null() {
         fatal!(call, "provided is NULL");
     }

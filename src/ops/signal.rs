@@ -71,7 +71,7 @@ unsafe fn put_then_signal<T: Copy>(
     sig_op: c_int,
     pe: c_int,
 ) {
-    let op = match sig_op {
+    let op = match crate::runtime::personality::sig_op(call, sig_op) {
         SHMEM_SIGNAL_SET => SigOp::Set,
         SHMEM_SIGNAL_ADD => SigOp::Add,
         _ => bad_sig_op(call, sig_op),

@@ -7,13 +7,21 @@
 //! value is the address of a static object; the invalid handles are NULL. A handle is valid when it
 //! points at an object of its table and that object is live: checking it reads no memory through the
 //! handle itself. See docs/ABI.md.
+//!
+//! Foreign handles: a program built for another implementation (run with rshmem preloaded) reads
+//! that header's predefined handles. rshmem exports those data symbols too (`oshmem_ctx_default`,
+//! `SHMEMX_TEAM_NODE`; SOS's other names are rshmem's own), so the loader binds the program to
+//! rshmem's values, also through a copy relocation. The values the foreign library's own copies
+//! hold are learnt at init ([`learn_foreign`]) and name the same objects, on the slow path only.
 
 use super::context::Context;
+use super::personality::Predefined;
 use super::team::Team;
 use super::world::World;
 use crate::transport::shm::control::TEAM_SLOTS;
 use std::ffi::{c_long, c_void};
 use std::mem::{size_of, size_of_val};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Opaque C type behind `shmem_ctx_t`.
 #[repr(C)]
@@ -79,6 +87,57 @@ pub static SHMEM_TEAM_WORLD: shmem_team_t =
 pub static SHMEM_TEAM_SHARED: shmem_team_t =
     shmem_team_t(&raw const TEAMS[SHARED_SLOT] as *const c_void as *mut rshmem_team);
 
+/// Open MPI OSHMEM's `SHMEM_CTX_DEFAULT`: its header makes the name this variable, which a program
+/// built with its `oshcc` reads (through a copy relocation into the executable).
+#[unsafe(no_mangle)]
+pub static oshmem_ctx_default: shmem_ctx_t = SHMEM_CTX_DEFAULT;
+
+/// Sandia OpenSHMEM's node team (1.5.3's `shmemx.h`): the PEs that share memory with this one,
+/// which is `SHMEM_TEAM_SHARED`.
+#[unsafe(no_mangle)]
+pub static SHMEMX_TEAM_NODE: shmem_team_t = SHMEM_TEAM_SHARED;
+
+/// Handle values of the foreign library's own copies of its handle symbols, with what each means
+/// (0: unused). Written once at `shmem_init`, before any handle is checked.
+static FOREIGN: [(AtomicUsize, AtomicUsize); 4] =
+    [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 4];
+
+/// Records that the foreign handle `value` means the predefined handle `means`.
+pub fn learn_foreign(value: usize, means: Predefined) {
+    let own = match means {
+        Predefined::CtxDefault => SHMEM_CTX_DEFAULT.0 as usize,
+        Predefined::TeamWorld => SHMEM_TEAM_WORLD.0 as usize,
+        Predefined::TeamShared => SHMEM_TEAM_SHARED.0 as usize,
+    };
+    if value == 0 || value == own {
+        return;
+    }
+    if let Some((v, m)) = FOREIGN
+        .iter()
+        .find(|(v, _)| v.load(Ordering::Relaxed) == 0 || v.load(Ordering::Relaxed) == value)
+    {
+        m.store(means as usize + 1, Ordering::Relaxed);
+        v.store(value, Ordering::Release);
+    }
+}
+
+/// What a learnt foreign handle value means.
+fn foreign(value: usize) -> Option<Predefined> {
+    if value == 0 {
+        return None;
+    }
+    let (_, m) = FOREIGN
+        .iter()
+        .find(|(v, _)| v.load(Ordering::Acquire) == value)?;
+    [
+        Predefined::CtxDefault,
+        Predefined::TeamWorld,
+        Predefined::TeamShared,
+    ]
+    .into_iter()
+    .find(|p| *p as usize + 1 == m.load(Ordering::Relaxed))
+}
+
 impl shmem_ctx_t {
     /// The handle value of an invalid context (`SHMEM_CTX_INVALID`).
     pub const INVALID: shmem_ctx_t = shmem_ctx_t(std::ptr::null_mut());
@@ -116,6 +175,9 @@ fn created_context(ctx: shmem_ctx_t) -> Option<&'static Context> {
     element(&CONTEXTS, ctx.0 as usize)
         .map(|(_, c)| c)
         .filter(|c| c.is_live())
+        .or_else(|| {
+            (foreign(ctx.0 as usize) == Some(Predefined::CtxDefault)).then_some(&DEFAULT_CONTEXT)
+        })
 }
 
 /// A new context on the team in `slot`, or `None` when the pool is exhausted.
@@ -132,12 +194,13 @@ pub(crate) const LANES: usize = MAX_CONTEXTS + 1;
 /// The UCX lane of a context handle (already checked to be valid): 0 for the default context,
 /// `1 + i` for context object `i` of the pool.
 pub fn lane_index(ctx: shmem_ctx_t) -> usize {
+    // A learnt foreign default context is not an element of the pool: lane 0, as the default.
     element(&CONTEXTS, ctx.0 as usize).map_or(0, |(i, _)| i + 1)
 }
 
 /// Whether `ctx` is `SHMEM_CTX_DEFAULT`.
 pub fn is_default(ctx: shmem_ctx_t) -> bool {
-    ctx == SHMEM_CTX_DEFAULT
+    ctx == SHMEM_CTX_DEFAULT || foreign(ctx.0 as usize) == Some(Predefined::CtxDefault)
 }
 
 /// Destroys every created context on the team in `slot`.
@@ -150,7 +213,20 @@ pub fn destroy_contexts_of(slot: usize) {
 /// The live team behind a handle, with its slot.
 #[inline(always)]
 pub fn team(t: shmem_team_t) -> Option<(usize, &'static Team)> {
-    element(&TEAMS, t.0 as usize).filter(|(_, t)| t.is_live())
+    element(&TEAMS, t.0 as usize)
+        .filter(|(_, t)| t.is_live())
+        .or_else(|| foreign_team(t))
+}
+
+#[cold]
+#[inline(never)]
+fn foreign_team(t: shmem_team_t) -> Option<(usize, &'static Team)> {
+    let slot = match foreign(t.0 as usize)? {
+        Predefined::TeamWorld => WORLD_SLOT,
+        Predefined::TeamShared => SHARED_SLOT,
+        Predefined::CtxDefault => return None,
+    };
+    Some((slot, &TEAMS[slot])).filter(|(_, t)| t.is_live())
 }
 
 /// The team object of a slot, live or not.

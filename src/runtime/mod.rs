@@ -8,6 +8,7 @@ pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
+pub mod personality;
 pub(crate) mod remote;
 pub mod startup;
 pub mod team;

@@ -16,6 +16,7 @@
 
 mod cgen;
 mod families;
+mod foreign;
 mod fortran;
 mod headers;
 mod ops;
@@ -292,7 +293,22 @@ fn run() -> Result<(), String> {
         &rustgen::longdouble_module(&c_funcs),
     )?;
     rust_files.push(root.join("src/api/longdouble.rs"));
-    write(&root, "src/api/mod.rs", &rustgen::mod_rs())?;
+    // Foreign names (other implementations' headers), after the spec's: not in the headers.
+    let foreign_funcs = foreign::expand(&funcs)?;
+    let refs: Vec<&Func> = foreign_funcs.iter().collect();
+    let text = rustgen::module(&root.join("src/ops"), "foreign", &refs)?;
+    write(&root, "src/api/foreign.rs", &foreign::module_doc(&text))?;
+    rust_files.push(root.join("src/api/foreign.rs"));
+    write(
+        &root,
+        "crates/apigen/c/foreign.h",
+        &foreign::header(&foreign_funcs),
+    )?;
+    write(
+        &root,
+        "src/api/mod.rs",
+        &format!("{}pub mod foreign;\n", rustgen::mod_rs()),
+    )?;
     rust_files.push(root.join("src/api/mod.rs"));
 
     // The legacy Fortran API.
@@ -346,6 +362,10 @@ fn run() -> Result<(), String> {
     for (m, n) in per_module {
         println!("apigen: module {m}: {n}");
     }
+    println!(
+        "apigen: {} foreign names (crates/apigen/src/foreign.rs), each with its pshmem twin",
+        foreign_funcs.len()
+    );
     report_missing(&spec, &funcs);
     fortran::report_missing(&fortran_rows, &routines);
     Ok(())
