@@ -1,12 +1,14 @@
 //! The runtime: the `World` built by `shmem_init` and read-only afterwards, its configuration,
 //! the heap allocator, teams and contexts, the C handles, errors and waiting.
 
+pub mod about;
 pub mod config;
 pub mod context;
 pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
+pub mod log;
 pub mod team;
 pub mod wait;
 pub mod world;

@@ -171,7 +171,9 @@ pub fn init(call: &'static str, thread_level: i32) -> bool {
     world.team_slots.store(0b11, Ordering::Relaxed);
     super::handle::open_predefined_teams(world);
     WORLD.store((world as *const World).cast_mut(), Ordering::Release);
+    let t = Instant::now();
     crate::collectives::barrier::world(world);
+    super::log::phase("first barrier", t);
     true
 }
 
@@ -267,10 +269,13 @@ pub fn wait_until(done: impl FnMut() -> bool) {
 
 /// Builds the World: configuration, bootstrap, segments, peers' mappings.
 fn build(call: &'static str) -> World {
+    let t = Instant::now();
     let boot = bootstrap::from_environment()
         .unwrap_or_else(|e| fatal!(call, "cannot reach the launcher: {e}"));
     let (me, npes, job) = (boot.rank(), boot.size(), boot.job_id().to_string());
     RANK.store(me as isize, Ordering::Relaxed);
+    super::log::init(me);
+    let t = super::log::phase("bootstrap", t);
     *bootstrap_lock() = Some(boot);
     // After the bootstrap, so that a bad value stops the whole job, not just this PE.
     let (config, sources) =
@@ -326,6 +331,7 @@ fn build(call: &'static str) -> World {
         })
     });
     let data_len = data.as_ref().map_or(0, Segment::len);
+    let t = super::log::phase("segments", t);
 
     // Tell the others, learn about them.
     let host = host_id();
@@ -384,6 +390,10 @@ fn build(call: &'static str) -> World {
         })
         .collect();
     let local_pes = records.iter().filter(|(h, _)| *h == host).count();
+    let on_ucx = routes.iter().filter(|r| **r == Route::Ucx).count();
+    tracing::info!(target: "rshmem::route", "{} PEs by shared memory, {on_ucx} by UCX ({local_pes} on \
+        this node; SHMEM_TRANSPORT={})", npes - on_ucx, transport.name());
+    let t = super::log::phase("exchange", t);
 
     let mut mappings = Vec::new();
     let mut heap_peers = vec![0usize; npes];
@@ -413,6 +423,7 @@ fn build(call: &'static str) -> World {
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     Segment::unlink(&heap_name);
     Segment::unlink(&data_name);
+    let t = super::log::phase("mapping", t);
 
     let heap_view = SegmentView {
         base: heap.base(),
@@ -450,6 +461,14 @@ fn build(call: &'static str) -> World {
         _mappings: mappings,
     };
     world.connect(call);
+    super::log::phase(
+        if cpu_atomics {
+            "ucx wire-up (none)"
+        } else {
+            "ucx wire-up"
+        },
+        t,
+    );
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));
     }
