@@ -108,7 +108,7 @@ static int arg(int argc, char **argv, int i, int fallback)
 
 int main(int argc, char **argv)
 {
-    int nx = arg(argc, argv, 1, 1024), ny = arg(argc, argv, 2, 1024), steps = arg(argc, argv, 3, 400);
+    int nx = arg(argc, argv, 1, 1024), ny = arg(argc, argv, 2, 1024), steps = arg(argc, argv, 3, 200);
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (ny < npes) {
@@ -140,8 +140,12 @@ int main(int argc, char **argv)
     double *residuals = calloc((size_t)nres + 1, sizeof *residuals);
 
     if (me == 0) {
-        printf("heat: 2-D Jacobi, %d x %d grid, %d steps on %d PEs (%d to %d rows each)\n", nx, ny,
-               steps, npes, base, max_rows);
+        if (base == max_rows)
+            printf("heat: 2-D Jacobi, %d x %d grid, %d steps on %d PEs (%d rows each)\n", nx, ny,
+                   steps, npes, base);
+        else
+            printf("heat: 2-D Jacobi, %d x %d grid, %d steps on %d PEs (%d or %d rows each)\n", nx,
+                   ny, steps, npes, base, max_rows);
         printf("  halos: shmem_putmem_signal of one %zu-byte row to each neighbour per step, "
                "shmem_signal_wait_until for theirs\n",
                row_bytes);
