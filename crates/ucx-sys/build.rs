@@ -13,6 +13,7 @@ const FUNCTIONS: &[&str] = &[
     "ucp_config_modify",
     "ucp_config_release",
     "ucp_init_version",
+    "ucp_get_version",
     "ucp_cleanup",
     "ucp_worker_create",
     "ucp_worker_destroy",

@@ -31,7 +31,7 @@ const PMIX_GLOBAL: u8 = 3;
 const PMIX_JOB_SIZE: &CStr = c"pmix.job.size";
 const PMIX_COLLECT_DATA: &CStr = c"pmix.collect";
 /// The sonames tried, newest ABI first.
-const LIBRARIES: [&CStr; 2] = [c"libpmix.so.2", c"libpmix.so"];
+pub(crate) const LIBRARIES: [&CStr; 2] = [c"libpmix.so.2", c"libpmix.so"];
 
 /// `pmix_proc_t`.
 #[repr(C)]

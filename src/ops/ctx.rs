@@ -34,6 +34,8 @@ unsafe fn create(
         Some(slot) if options & !OPTIONS == 0 => handle::create_context(slot, options),
         _ => None,
     };
+    let outcome = if made.is_some() { "created" } else { "refused" };
+    tracing::debug!(target: "rshmem::ctx", "context on team slot {slot:?}, options {options:#x}: {outcome}");
     // SAFETY: non-null and, by the caller's contract, writable.
     unsafe { ctx.write(made.unwrap_or(shmem_ctx_t::INVALID)) };
     if made.is_some() { 0 } else { -1 }

@@ -59,7 +59,9 @@ fn start(call: &'static str, level: c_int) {
     });
     if startup::init(call, level) {
         // The barrier that ends initialization: every PE's World is up before any is used.
+        let t = std::time::Instant::now();
         crate::collectives::barrier::world(world::get(call));
+        crate::runtime::log::phase("first barrier", t);
     }
     DEPTH.fetch_add(1, Ordering::SeqCst);
 }

@@ -162,6 +162,9 @@ fn agree(
 
 /// Opens a team of this PE in `slot`.
 fn open(w: &World, slot: usize, m: Members, num_contexts: c_int, epoch: u64) -> shmem_team_t {
+    let (size, start, stride) = (m.size, m.start, m.stride);
+    tracing::debug!(target: "rshmem::team",
+        "team in slot {slot}: {size} PEs from PE {start} by {stride}, {num_contexts} contexts");
     handle::team_at(slot).open(m, num_contexts, epoch);
     w.team_slots.fetch_or(1 << slot, Ordering::Relaxed);
     handle::team_handle(slot)
@@ -334,6 +337,7 @@ pub fn team_destroy(call: &'static str, team: shmem_team_t) {
 }
 
 fn close(w: &World, slot: usize, t: &Team) {
+    tracing::debug!(target: "rshmem::team", "team in slot {slot} destroyed");
     t.close();
     w.team_slots.fetch_and(!(1 << slot), Ordering::Relaxed);
 }

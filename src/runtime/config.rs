@@ -58,6 +58,11 @@ macro_rules! config_table {
                 Ok((config, sources))
             }
 
+            /// Every variable's full name and value as text, in table order (for `oshinfo`).
+            pub fn values(&self) -> Vec<(&'static str, String)> {
+                vec![ $( (concat!("SHMEM_", $name), Show(&self.$field).to_string()), )* ]
+            }
+
             /// The `SHMEM_INFO` table: every variable, its value, where it came from, what it means.
             pub fn describe(&self, sources: &[Source]) -> String {
                 let mut out = String::new();
@@ -88,6 +93,8 @@ config_table! {
         "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
+    log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
+        "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
 }
 
 /// How PEs reach each other (`SHMEM_TRANSPORT`).
@@ -298,6 +305,12 @@ impl std::fmt::Display for Show<'_, usize> {
 impl std::fmt::Display for Show<'_, Transport> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0.name())
+    }
+}
+
+impl std::fmt::Display for Show<'_, String> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_empty() { "off" } else { self.0 })
     }
 }
 

@@ -1,6 +1,7 @@
 //! The runtime: the `World` built by `shmem_init` and read-only afterwards, its configuration,
 //! the heap allocator, teams and contexts, the C handles, errors and waiting.
 
+pub mod about;
 pub mod config;
 pub mod constants;
 pub mod context;
@@ -8,6 +9,7 @@ pub mod error;
 pub mod handle;
 pub mod heap;
 pub mod info;
+pub mod log;
 pub mod personality;
 pub(crate) mod remote;
 pub mod startup;

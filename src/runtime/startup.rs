@@ -195,10 +195,13 @@ fn exchange<R>(
 
 /// Builds the World: configuration, bootstrap, segments, peers' mappings, the network.
 pub(super) fn build(call: &'static str) -> World {
+    let t = Instant::now();
     let boot = bootstrap::from_environment()
         .unwrap_or_else(|e| fatal!(call, "cannot reach the launcher: {e}"));
     let (me, npes, job) = (boot.rank(), boot.size(), boot.job_id().to_string());
     RANK.store(me as isize, Ordering::Relaxed);
+    super::log::init(me);
+    let t = super::log::phase("bootstrap", t);
     *bootstrap_lock() = Some(boot);
     // After the bootstrap, so that a bad value stops the whole job, not just this PE.
     let (config, sources) =
@@ -243,6 +246,7 @@ pub(super) fn build(call: &'static str) -> World {
         })
     });
     let data_len = data.as_ref().map_or(0, Segment::len);
+    let t = super::log::phase("segments", t);
 
     // Tell the others, learn about them.
     let mine = Record {
@@ -280,6 +284,10 @@ pub(super) fn build(call: &'static str) -> World {
         })
         .collect();
     let local_pes = records.iter().filter(|r| r.host == mine.host).count();
+    let on_net = routes.iter().filter(|r| **r == Route::Net).count();
+    tracing::info!(target: "rshmem::route", "{} PEs by shared memory, {on_net} by the network ({local_pes} on \
+        this node; SHMEM_TRANSPORT={})", npes - on_net, mine.transport.name());
+    let t = super::log::phase("exchange", t);
 
     let mut mappings = Vec::new();
     let mut heap_peers = vec![0usize; npes];
@@ -309,6 +317,7 @@ pub(super) fn build(call: &'static str) -> World {
     exchange(call, |b| b.barrier());
     Segment::unlink(&heap_name);
     Segment::unlink(&data_name);
+    let t = super::log::phase("mapping", t);
 
     let heap_view = SegmentView {
         base: heap.base(),
@@ -345,6 +354,14 @@ pub(super) fn build(call: &'static str) -> World {
         _mappings: mappings,
     };
     connect(&world, call);
+    super::log::phase(
+        if cpu_atomics {
+            "network wire-up (none)"
+        } else {
+            "network wire-up"
+        },
+        t,
+    );
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));
     }

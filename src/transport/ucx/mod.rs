@@ -88,8 +88,17 @@ fn check(call: &'static str, status: ucs_status_t) -> Result<()> {
     if status == UCS_OK {
         Ok(())
     } else {
-        Err(Error { call, status })
+        Err(failed(call, status))
     }
+}
+
+/// The error of a failed UCX call, logged (`SHMEM_LOG=ucx=warn`); out of line, off the fast path.
+#[cold]
+#[inline(never)]
+fn failed(call: &'static str, status: ucs_status_t) -> Error {
+    let e = Error { call, status };
+    tracing::warn!(target: "rshmem::ucx", "{e}");
+    e
 }
 
 #[cfg(test)]

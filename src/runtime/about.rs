@@ -1,0 +1,211 @@
+//! What `oshinfo` prints: the library's version and build, the UCX it is linked with, the
+//! bootstraps and launchers this machine offers, its limits and every environment variable of the
+//! configuration table with its default and current value.
+//!
+//! The report is one ordered list of `key` / `value` pairs, printed either aligned for people or
+//! as `key:value` lines (`--parsable`; a key never contains `:`, a value may). It needs no
+//! `shmem_init` and changes nothing: it only reads the library's own constants, the environment,
+//! `dlopen`s libpmix the way the PMIx bootstrap does, and runs `ucx_info -d` when it is installed
+//! for the devices UCX sees.
+
+use std::ffi::{CStr, c_int};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::Command;
+
+use super::config::{Config, VARIABLES};
+use super::handle::MAX_CONTEXTS;
+use super::info::LIBRARY;
+use crate::bootstrap::pmix::LIBRARIES as PMIX_LIBRARIES;
+use crate::transport::shm::control::TEAM_SLOTS;
+
+/// The OpenSHMEM specification level of the API.
+const SPEC: &str = "1.6";
+
+/// Prints the report to standard output: `key:value` lines when `parsable` is non-zero. Returns 0,
+/// or -1 when standard output cannot be written.
+#[unsafe(no_mangle)]
+pub extern "C" fn rshmemx_info_print(parsable: c_int) -> c_int {
+    let text = render(&report(), parsable != 0);
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => 0,
+        Err(_) => -1,
+    }
+}
+
+/// The pairs, in the order they are printed.
+pub fn report() -> Vec<(String, String)> {
+    let mut r: Vec<(String, String)> = Vec::new();
+    let mut add = |k: &str, v: String| r.push((k.to_string(), v));
+    add("library", LIBRARY.to_string());
+    add("version", env!("CARGO_PKG_VERSION").to_string());
+    add("spec", SPEC.to_string());
+    add(
+        "build.profile",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .to_string(),
+    );
+    // The library package has no cargo features; say so rather than print nothing.
+    add("build.features", "none".to_string());
+    add("build.panic", "abort".to_string());
+
+    let (major, minor, release) = ucx_version();
+    add("ucx.version", format!("{major}.{minor}.{release}"));
+    match ucx_devices() {
+        Some(devices) if devices.is_empty() => add("ucx.devices", "none".to_string()),
+        Some(devices) => add("ucx.devices", devices.join(" ")),
+        None => add(
+            "ucx.devices",
+            "unknown (ucx_info not found; Debian: ucx-utils)".to_string(),
+        ),
+    }
+    add("pmix", pmix_found());
+
+    add("launcher.oshrun", "yes (single node, PMI-1)".to_string());
+    for (name, what) in [
+        ("mpiexec.hydra", "MPICH Hydra, PMI-1"),
+        ("mpirun", "Open MPI / PRRTE, PMIx"),
+        ("srun", "Slurm, --mpi=pmix"),
+    ] {
+        let found = on_path(name).map_or("no".to_string(), |p| format!("{p} ({what})"));
+        add(&format!("launcher.{name}"), found);
+    }
+
+    add("limit.contexts", MAX_CONTEXTS.to_string());
+    add(
+        "limit.teams",
+        format!("{TEAM_SLOTS} (SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED included)"),
+    );
+    add(
+        "limit.heap",
+        "SHMEM_SYMMETRIC_SIZE bytes per PE (address space reserved, pages touched when used)"
+            .to_string(),
+    );
+
+    let defaults = Config::parse(&|_| None).map(|(c, _)| c.values());
+    for (i, (name, help)) in VARIABLES.iter().enumerate() {
+        let default = match &defaults {
+            Ok(values) => values[i].1.clone(),
+            Err(why) => why.clone(),
+        };
+        // This variable alone from the environment (its SHMEM_ name, then its SMA_ one), so that
+        // one bad value does not hide the others.
+        let legacy = name.replacen("SHMEM_", "SMA_", 1);
+        let own = |n: &str| {
+            (n == *name || n == legacy)
+                .then(|| std::env::var(n).ok())
+                .flatten()
+        };
+        let value = match Config::parse(&own) {
+            Ok((config, _)) => config.values()[i].1.clone(),
+            Err(why) => format!("invalid: {why}"),
+        };
+        add(&format!("env.{name}.default"), default);
+        add(&format!("env.{name}.value"), value);
+        add(&format!("env.{name}.help"), help.to_string());
+    }
+    r
+}
+
+/// `key:value` lines, or the keys padded to one column.
+pub fn render(pairs: &[(String, String)], parsable: bool) -> String {
+    let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (k, v) in pairs {
+        if parsable {
+            let _ = writeln!(out, "{k}:{v}");
+        } else {
+            let _ = writeln!(out, "{k:<width$}  {v}");
+        }
+    }
+    out
+}
+
+/// The UCX the library runs with (its `ucp_get_version`, not the headers it was built against).
+fn ucx_version() -> (u32, u32, u32) {
+    let (mut major, mut minor, mut release) = (0, 0, 0);
+    // SAFETY: the three pointers are valid for writes of an unsigned int each.
+    unsafe { ucx_sys::ucp_get_version(&mut major, &mut minor, &mut release) };
+    (major, minor, release)
+}
+
+/// `transport/device` for each device `ucx_info -d` lists, or None without ucx_info.
+fn ucx_devices() -> Option<Vec<String>> {
+    let out = Command::new("ucx_info").arg("-d").output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut transport = "";
+    let mut devices = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start_matches('#').trim();
+        if let Some(t) = line.strip_prefix("Transport:") {
+            transport = t.trim();
+        } else if let Some(d) = line.strip_prefix("Device:") {
+            let entry = format!("{transport}/{}", d.trim());
+            if !devices.contains(&entry) {
+                devices.push(entry);
+            }
+        }
+    }
+    Some(devices)
+}
+
+/// Which libpmix the PMIx bootstrap would load, or "not found".
+fn pmix_found() -> String {
+    for name in PMIX_LIBRARIES {
+        // SAFETY: `name` is NUL-terminated; RTLD_LAZY|RTLD_LOCAL loads without binding symbols
+        // into the global namespace, and the handle is closed at once.
+        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
+        if !handle.is_null() {
+            // SAFETY: `handle` came from the dlopen above and is closed once.
+            unsafe { libc::dlclose(handle) };
+            return format!("{} (PMIx bootstrap available)", to_str(name));
+        }
+    }
+    "not found (mpirun and srun --mpi=pmix cannot start rshmem programs)".to_string()
+}
+
+fn to_str(name: &CStr) -> String {
+    name.to_string_lossy().into_owned()
+}
+
+/// The first `name` in `$PATH` that is an executable file.
+fn on_path(name: &str) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map(|p| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsable_lines_are_key_colon_value_with_every_variable() {
+        let text = render(&report(), true);
+        for line in text.lines() {
+            let (key, _) = line.split_once(':').expect("a colon on every line");
+            assert!(
+                !key.is_empty() && !key.contains(char::is_whitespace),
+                "{line}"
+            );
+        }
+        for (name, _) in VARIABLES {
+            assert!(text.contains(&format!("env.{name}.default:")), "{name}");
+        }
+        assert!(text.contains("\nspec:1.6\n"));
+    }
+}
