@@ -1,17 +1,16 @@
-//! What `oshinfo` prints: the library's version and build, the UCX it is linked with, the
+//! What `oshinfo` prints: the library's version and build, the networks it is linked with, the
 //! bootstraps and launchers this machine offers, its limits and every environment variable of the
 //! configuration table with its default and current value.
 //!
 //! The report is one ordered list of `key` / `value` pairs, printed either aligned for people or
 //! as `key:value` lines (`--parsable`; a key never contains `:`, a value may). It needs no
 //! `shmem_init` and changes nothing: it only reads the library's own constants, the environment,
-//! `dlopen`s libpmix the way the PMIx bootstrap does, and runs `ucx_info -d` when it is installed
-//! for the devices UCX sees.
+//! `dlopen`s libpmix the way the PMIx bootstrap does, and asks each network of `transport` what it
+//! sees (`transport::about`).
 
 use std::ffi::{CStr, c_int};
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::process::Command;
 
 use super::config::{Config, VARIABLES};
 use super::handle::MAX_CONTEXTS;
@@ -54,15 +53,8 @@ pub fn report() -> Vec<(String, String)> {
     add("build.features", "none".to_string());
     add("build.panic", "abort".to_string());
 
-    let (major, minor, release) = ucx_version();
-    add("ucx.version", format!("{major}.{minor}.{release}"));
-    match ucx_devices() {
-        Some(devices) if devices.is_empty() => add("ucx.devices", "none".to_string()),
-        Some(devices) => add("ucx.devices", devices.join(" ")),
-        None => add(
-            "ucx.devices",
-            "unknown (ucx_info not found; Debian: ucx-utils)".to_string(),
-        ),
+    for (k, v) in crate::transport::about() {
+        add(&k, v);
     }
     add("pmix", pmix_found());
 
@@ -124,37 +116,6 @@ pub fn render(pairs: &[(String, String)], parsable: bool) -> String {
         }
     }
     out
-}
-
-/// The UCX the library runs with (its `ucp_get_version`, not the headers it was built against).
-fn ucx_version() -> (u32, u32, u32) {
-    let (mut major, mut minor, mut release) = (0, 0, 0);
-    // SAFETY: the three pointers are valid for writes of an unsigned int each.
-    unsafe { ucx_sys::ucp_get_version(&mut major, &mut minor, &mut release) };
-    (major, minor, release)
-}
-
-/// `transport/device` for each device `ucx_info -d` lists, or None without ucx_info.
-fn ucx_devices() -> Option<Vec<String>> {
-    let out = Command::new("ucx_info").arg("-d").output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut transport = "";
-    let mut devices = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_start_matches('#').trim();
-        if let Some(t) = line.strip_prefix("Transport:") {
-            transport = t.trim();
-        } else if let Some(d) = line.strip_prefix("Device:") {
-            let entry = format!("{transport}/{}", d.trim());
-            if !devices.contains(&entry) {
-                devices.push(entry);
-            }
-        }
-    }
-    Some(devices)
 }
 
 /// Which libpmix the PMIx bootstrap would load, or "not found".

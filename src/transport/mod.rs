@@ -46,6 +46,11 @@ impl std::error::Error for Error {}
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
+/// What each network says about itself for `oshinfo` (`key`, `value` pairs: version, devices).
+pub(crate) fn about() -> Vec<(String, String)> {
+    ucx::about()
+}
+
 /// The segment number of the symmetric heap, where the control words live.
 pub(crate) const HEAP: usize = 0;
 

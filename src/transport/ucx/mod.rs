@@ -38,6 +38,7 @@
 //! shared memory on memory UCX did not allocate) need the target's worker progressed: the target
 //! runs a [`ProgressThread`].
 
+mod about;
 pub mod context;
 pub mod network;
 pub mod progress;
@@ -45,6 +46,7 @@ mod remote;
 pub mod rma;
 pub mod worker;
 
+pub(crate) use about::about;
 pub use context::{Context, MemoryRegion};
 pub use network::{Lane, Local, Network};
 pub use progress::ProgressThread;

@@ -1,0 +1,50 @@
+//! What `oshinfo` reports about UCX: the version the library runs with and the devices UCX sees
+//! (from `ucx_info -d`, when it is installed). Read-only; needs no `shmem_init`.
+
+use std::process::Command;
+
+/// `ucx.version` and `ucx.devices`, for `oshinfo`.
+pub(crate) fn about() -> Vec<(String, String)> {
+    let (major, minor, release) = ucx_version();
+    let devices = match ucx_devices() {
+        Some(devices) if devices.is_empty() => "none".to_string(),
+        Some(devices) => devices.join(" "),
+        None => "unknown (ucx_info not found; Debian: ucx-utils)".to_string(),
+    };
+    vec![
+        ("ucx.version".to_string(), format!("{major}.{minor}.{release}")),
+        ("ucx.devices".to_string(), devices),
+    ]
+}
+
+/// The UCX the library runs with (its `ucp_get_version`, not the headers it was built against).
+fn ucx_version() -> (u32, u32, u32) {
+    let (mut major, mut minor, mut release) = (0, 0, 0);
+    // SAFETY: the three pointers are valid for writes of an unsigned int each.
+    unsafe { ucx_sys::ucp_get_version(&mut major, &mut minor, &mut release) };
+    (major, minor, release)
+}
+
+/// `transport/device` for each device `ucx_info -d` lists, or None without ucx_info.
+fn ucx_devices() -> Option<Vec<String>> {
+    let out = Command::new("ucx_info").arg("-d").output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut transport = "";
+    let mut devices = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start_matches('#').trim();
+        if let Some(t) = line.strip_prefix("Transport:") {
+            transport = t.trim();
+        } else if let Some(d) = line.strip_prefix("Device:") {
+            let entry = format!("{transport}/{}", d.trim());
+            if !devices.contains(&entry) {
+                devices.push(entry);
+            }
+        }
+    }
+    Some(devices)
+}
+
