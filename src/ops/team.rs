@@ -16,6 +16,7 @@ use crate::collectives::{Group, Sync};
 use crate::fatal;
 use crate::runtime::constants::{SHMEM_TEAM_NUM_CONTEXTS, shmem_team_config_t};
 use crate::runtime::handle::{self, SHARED_SLOT, shmem_team_t};
+use crate::runtime::personality;
 use crate::runtime::team::{Members, Team};
 use crate::runtime::world::{self, World};
 use crate::transport::shm::control::TEAM_SLOTS;
@@ -48,6 +49,7 @@ pub unsafe fn team_get_config(
     config: *mut shmem_team_config_t,
 ) -> c_int {
     let _ = world::get(call);
+    let config_mask = personality::team_mask(call, config_mask);
     let Some((_, t)) = handle::team(team) else {
         return FAILED;
     };
@@ -112,7 +114,12 @@ pub fn team_ptr(
 ///
 /// # Safety
 /// `config` must be NULL or readable.
-unsafe fn num_contexts(config: *const shmem_team_config_t, mask: c_long) -> Option<c_int> {
+unsafe fn num_contexts(
+    call: &'static str,
+    config: *const shmem_team_config_t,
+    mask: c_long,
+) -> Option<c_int> {
+    let mask = personality::team_mask(call, mask);
     if mask & !SHMEM_TEAM_NUM_CONTEXTS != 0 {
         return None;
     }
@@ -233,7 +240,7 @@ pub unsafe fn team_split_strided(
     };
     let parent = parent.members();
     // SAFETY: forwarded contract.
-    let contexts = unsafe { num_contexts(config, config_mask) };
+    let contexts = unsafe { num_contexts(call, config, config_mask) };
     let (Some((m, member)), Some(contexts)) = (strided(&parent, start, stride, size), contexts)
     else {
         return FAILED;
@@ -280,8 +287,8 @@ pub unsafe fn team_split_2d(
     // SAFETY: forwarded contract.
     let (xc, yc) = unsafe {
         (
-            num_contexts(xaxis_config, xaxis_mask),
-            num_contexts(yaxis_config, yaxis_mask),
+            num_contexts(call, xaxis_config, xaxis_mask),
+            num_contexts(call, yaxis_config, yaxis_mask),
         )
     };
     let (Some(xc), Some(yc)) = (xc, yc) else {

@@ -94,6 +94,22 @@ pub fn ctx_options(call: &'static str, options: c_long) -> c_long {
     }
 }
 
+/// The rshmem team configuration mask that `mask` (`SHMEM_TEAM_*` bits) means.
+#[inline(always)]
+pub fn team_mask(call: &'static str, mask: c_long) -> c_long {
+    if native() {
+        mask
+    } else {
+        foreign_bits(
+            call,
+            "config_mask",
+            "team configuration",
+            active().team_mask,
+            mask,
+        )
+    }
+}
+
 /// The rshmem allocation hints that `hints` means.
 #[inline(always)]
 pub fn malloc_hints(call: &'static str, hints: c_long) -> c_long {

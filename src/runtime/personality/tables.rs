@@ -8,7 +8,7 @@
 //! Invariant: within one group the foreign values are distinct (a value means one constant), and
 //! every native value of a group is an rshmem constant of that group; `tests` check both.
 
-use crate::api::constants as c;
+use crate::runtime::constants as c;
 use std::ffi::{c_int, c_long};
 
 /// One constant: its name in the headers, the foreign value, the rshmem value it means.
@@ -66,7 +66,8 @@ pub struct Personality {
     pub malloc_hints: &'static [Const],
     /// The `pSync` sizes and `SHMEM_SYNC_VALUE`. rshmem never reads `pSync` or `pWrk` (see
     /// `ops::coll`), so any size of at least 1 and any initial value work: these are recorded, not
-    /// translated.
+    /// translated (the unit tests check them against the header values).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub sync: &'static [Const],
     /// The invalid handles are NULL in this header (false: the header defines none).
     pub null_is_invalid: bool,
