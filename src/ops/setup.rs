@@ -22,7 +22,7 @@ unsafe extern "C" {
 /// implicitly (its peers may be waiting for it in a barrier); then the launcher is told this PE is
 /// done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
 extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
-    if ABORTING.load(Ordering::SeqCst) {
+    if ABORTING.load(Ordering::SeqCst) || crate::runtime::fork::in_child() {
         return;
     }
     if world::try_get().is_some() {
@@ -48,7 +48,12 @@ fn start(call: &'static str, level: c_int) {
             fatal!(call, "cannot register the exit handler");
         }
     });
-    world::init(call, level);
+    if world::init(call, level) {
+        crate::runtime::wait::watch_parent();
+        if let Err(why) = crate::runtime::fork::protect(world::get(call)) {
+            fatal!(call, "cannot register the fork handlers: {why}");
+        }
+    }
 }
 
 /// `shmem_init`, `start_pes`.

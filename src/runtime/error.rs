@@ -25,8 +25,26 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     if !text.is_empty() {
         let _ = writeln!(std::io::stderr(), "{text}");
     }
-    world::with_bootstrap(|boot| boot.abort(code));
+    // A fork child's launcher connection is its parent PE's: it ends alone.
+    if !super::fork::in_child() {
+        world::with_bootstrap(|boot| boot.abort(code));
+    }
     std::process::exit(code)
+}
+
+/// Ends this PE, waiting in the library, whose launcher (its parent process `parent`) has died:
+/// nobody is left to tell, so the launcher connection is not used.
+#[cold]
+#[inline(never)]
+pub fn launcher_gone(parent: u32) -> ! {
+    ABORTING.store(true, Ordering::SeqCst);
+    let _ = std::io::stdout().flush();
+    let _ = writeln!(
+        std::io::stderr(),
+        "[PE {}] the launcher (parent process {parent}) is gone: ending this PE",
+        world::pe_label()
+    );
+    std::process::exit(1)
 }
 
 /// `fatal` with `format!` syntax.

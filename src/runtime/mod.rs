@@ -4,6 +4,7 @@
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod fork;
 pub mod handle;
 pub mod heap;
 pub mod info;

@@ -57,10 +57,12 @@ pub enum Target {
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One symmetric segment as every PE sees it: the local range and each peer's base in this process
-/// (0 for a peer on the UCX route).
+/// (0 for a peer on the UCX route). Offsets are from `base`; the program's part of the segment is
+/// `start..len` (the heap's control block and guard lie below it, see `transport::shm::control`).
 pub struct SegmentView {
     pub base: usize,
     pub len: usize,
+    pub start: usize,
     pub peers: Box<[usize]>,
 }
 
@@ -125,11 +127,23 @@ pub fn try_get() -> Option<&'static World> {
 #[cold]
 #[inline(never)]
 fn not_initialized(call: &'static str) -> ! {
+    if super::fork::in_child() {
+        fatal!(
+            call,
+            "called in a child process after fork(): a PE's child may not use OpenSHMEM"
+        )
+    }
     if RETIRED.load(Ordering::Acquire).is_null() {
         fatal!(call, "called before shmem_init")
     } else {
         fatal!(call, "called after shmem_finalize")
     }
+}
+
+/// In a child forked after `shmem_init` (`runtime::fork`): the library is unusable here.
+pub fn forget_in_child() {
+    WORLD.store(std::ptr::null_mut(), Ordering::Release);
+    RETIRED.store(std::ptr::null_mut(), Ordering::Release);
 }
 
 /// "3" once the rank is known, "?" before.
@@ -228,10 +242,16 @@ pub fn finalize_bootstrap() {
     }
 }
 
-/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<heap|data>`: unique per job and PE, and naming
-/// its creator so that a later job can remove it if the creator died before unlinking it.
-fn segment_name(pid: u32, job: &str, pe: usize, seg: &str) -> String {
-    format!("{}{pid}-{job}-{pe}-{seg}", segment_prefix())
+/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<random token>-<heap|data>`: unique per job and
+/// PE, not guessable (peers learn the token from the creator's record), and naming its creator so
+/// that a later job can remove it if the creator died before unlinking it.
+fn segment_name(pid: u32, job: &str, pe: usize, token: &str, seg: &str) -> String {
+    format!("{}{pid}-{job}-{pe}-{token}-{seg}", segment_prefix())
+}
+
+/// The token of a name made by [`segment_name`].
+fn segment_token(name: &str) -> &str {
+    name.rsplit('-').nth(1).unwrap_or_default()
 }
 
 fn segment_prefix() -> String {
@@ -287,11 +307,11 @@ fn build(call: &'static str) -> World {
         }
     };
 
-    // Our own segments: the heap (control block + SHMEM_SYMMETRIC_SIZE) and the global data.
+    // Our own segments: the heap (control block, guard, SHMEM_SYMMETRIC_SIZE) and the global data.
     let page = 4096;
     let heap_len = config
         .symmetric_size
-        .checked_add(control::CONTROL_SIZE)
+        .checked_add(control::USER_OFFSET)
         .and_then(|n| n.checked_next_multiple_of(page))
         .unwrap_or_else(|| {
             fatal!(
@@ -304,45 +324,57 @@ fn build(call: &'static str) -> World {
     // unlinking them) would stay in /dev/shm: remove them.
     Segment::remove_orphans(&segment_prefix());
     let pid = std::process::id();
-    let heap_name = segment_name(pid, &job, me, "heap");
-    let heap = Segment::create(&heap_name, heap_len).unwrap_or_else(|e| {
-        fatal!(
-            call,
-            "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
-        )
-    });
-    let data_name = segment_name(pid, &job, me, "data");
+    let name = |seg: &'static str| {
+        let job = job.clone();
+        move || shm::segment::random_token().map(|t| segment_name(pid, &job, me, &t, seg))
+    };
+    let (heap, heap_name) = Segment::create_unique(name("heap"), heap_len, control::HEAP_LAYOUT)
+        .unwrap_or_else(|e| {
+            fatal!(
+                call,
+                "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
+            )
+        });
+    let mut data_name = String::new();
     let data = shm::data_segment::find().map(|r| {
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data (they must not call into the
         // library concurrently with shmem_init).
-        unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(|e| {
+        let over = unsafe { Segment::create_over(name("data"), r.start as *mut u8, r.len) };
+        let (seg, n) = over.unwrap_or_else(|e| {
             Segment::unlink(&heap_name);
             fatal!(
                 call,
                 "cannot share the program's global data ({} bytes): {e}",
                 r.len
             )
-        })
+        });
+        data_name = n;
+        seg
     });
     let data_len = data.as_ref().map_or(0, Segment::len);
 
     // Tell the others, learn about them.
     let host = host_id();
     let transport = config.transport;
-    let mine = format!("{host},{heap_len},{data_len},{pid},{}", transport.name());
+    let mine = format!(
+        "{host},{heap_len},{data_len},{pid},{},{},{}",
+        transport.name(),
+        segment_token(&heap_name),
+        segment_token(&data_name)
+    );
     exchange(&mut |b| b.put(&format!("rshmem-{me}"), &mine).map(|_| String::new()));
     exchange(&mut |b| b.barrier().map(|_| String::new()));
     let mut records = Vec::with_capacity(npes);
     for pe in 0..npes {
         if pe == me {
-            records.push((host.clone(), pid));
+            records.push((host.clone(), pid, String::new(), String::new()));
             continue;
         }
         let theirs = exchange(&mut |b| b.get(&format!("rshmem-{pe}")));
         let fields: Vec<&str> = theirs.split(',').collect();
         let their_pid = match fields[..] {
-            [_, _, _, pid, _] => pid.parse::<u32>().ok(),
+            [_, _, _, pid, _, _, _] => pid.parse::<u32>().ok(),
             _ => None,
         };
         let Some(their_pid) = their_pid else {
@@ -373,22 +405,27 @@ fn build(call: &'static str) -> World {
                 transport.name()
             );
         }
-        records.push((fields[0].to_string(), their_pid));
+        records.push((
+            fields[0].to_string(),
+            their_pid,
+            fields[5].to_string(),
+            fields[6].to_string(),
+        ));
     }
     // The routes: shared memory for the PEs of this node unless every PE is forced onto UCX.
     let routes: Box<[Route]> = records
         .iter()
-        .map(|(their_host, _)| match transport {
+        .map(|(their_host, ..)| match transport {
             Transport::Auto if *their_host == host => Route::Shm,
             _ => Route::Ucx,
         })
         .collect();
-    let local_pes = records.iter().filter(|(h, _)| *h == host).count();
+    let local_pes = records.iter().filter(|(h, ..)| *h == host).count();
 
     let mut mappings = Vec::new();
     let mut heap_peers = vec![0usize; npes];
     let mut data_peers = vec![0usize; npes];
-    for (pe, (_, their_pid)) in records.iter().enumerate() {
+    for (pe, (_, their_pid, heap_token, data_token)) in records.iter().enumerate() {
         if routes[pe] == Route::Ucx {
             continue;
         }
@@ -397,13 +434,17 @@ fn build(call: &'static str) -> World {
             data_peers[pe] = data.as_ref().map_or(0, Segment::base);
             continue;
         }
-        let h = Segment::open(&segment_name(*their_pid, &job, pe, "heap"), heap_len)
+        let their_heap = segment_name(*their_pid, &job, pe, heap_token, "heap");
+        let h = Segment::open_at(&their_heap, heap_len, control::HEAP_LAYOUT)
             .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
         heap_peers[pe] = h.base();
         mappings.push(h);
         if data_len > 0 {
-            let d = Segment::open(&segment_name(*their_pid, &job, pe, "data"), data_len)
-                .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
+            let d = Segment::open(
+                &segment_name(*their_pid, &job, pe, data_token, "data"),
+                data_len,
+            )
+            .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
             data_peers[pe] = d.base();
             mappings.push(d);
         }
@@ -417,11 +458,13 @@ fn build(call: &'static str) -> World {
     let heap_view = SegmentView {
         base: heap.base(),
         len: heap_len,
+        start: control::USER_OFFSET,
         peers: heap_peers.into(),
     };
     let data_view = SegmentView {
         base: data.as_ref().map_or(0, Segment::base),
         len: data_len,
+        start: 0,
         peers: data_peers.into(),
     };
     mappings.push(heap);
@@ -432,8 +475,8 @@ fn build(call: &'static str) -> World {
         npes,
         sources,
         heap: Mutex::new(Heap::new(
-            control::CONTROL_SIZE,
-            control::CONTROL_SIZE + config.symmetric_size,
+            control::USER_OFFSET,
+            control::USER_OFFSET + config.symmetric_size,
         )),
         config,
         segments: [heap_view, data_view],
@@ -546,9 +589,10 @@ impl World {
     #[inline(always)]
     pub fn locate(&self, addr: usize, len: usize) -> Option<(Seg, usize)> {
         for (seg, s) in [Seg::Heap, Seg::Data].into_iter().zip(&self.segments) {
-            let off = addr.wrapping_sub(s.base);
-            if off < s.len && len <= s.len - off {
-                return Some((seg, off));
+            let off = addr.wrapping_sub(s.base + s.start);
+            let user = s.len - s.start;
+            if off < user && len <= user - off {
+                return Some((seg, s.start + off));
             }
         }
         None
@@ -762,12 +806,20 @@ fn bad_pe(call: &'static str, pe: i32, npes: usize) -> ! {
 fn not_symmetric(w: &World, call: &'static str, what: &str, addr: usize, len: usize) -> ! {
     for s in &w.segments {
         let off = addr.wrapping_sub(s.base);
+        if off < s.start {
+            fatal!(
+                call,
+                "{what} {addr:#x} lies in the library's own part of the symmetric heap, below the program's range {:#x}+{}",
+                s.base + s.start,
+                s.len - s.start
+            );
+        }
         if off < s.len {
             fatal!(
                 call,
                 "{what} range {addr:#x}+{len} runs past the end of its symmetric segment ({:#x}+{})",
-                s.base,
-                s.len
+                s.base + s.start,
+                s.len - s.start
             );
         }
     }
