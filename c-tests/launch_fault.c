@@ -13,7 +13,9 @@
 // control block below the heap's program range): put-below, get-below and amo-below at 4 KiB below
 // the first shmem_malloc block, iput-negative (an iput from that block with stride -1), each of
 // which must be refused. orphan: every PE waits in the library for good (PE 1 in a wait_until, the
-// others in a barrier), so that killing the launcher leaves them nobody to end them.
+// others in a barrier), so that killing the launcher leaves them nobody to end them. return0 and
+// exit0: PE 1 leaves without shmem_finalize (returns from main, calls exit(0)) while the others
+// wait for it in a barrier: its implicit finalize must not complete their barrier.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -99,6 +101,12 @@ int main(int argc, char **argv)
         } else if (strcmp(fault, "iput-negative") == 0) {
             announce(me);
             shmem_long_iput(first, local, -1, 1, 2, 0);
+        } else if (strcmp(fault, "return0") == 0) {
+            announce(me);
+            return 0;
+        } else if (strcmp(fault, "exit0") == 0) {
+            announce(me);
+            exit(0);
         } else if (strcmp(fault, "segv") == 0) {
             announce(me);
             *(volatile int *)(uintptr_t)16 = 1;

@@ -304,3 +304,17 @@ lib.shmem_finalize()
         run.describe()
     );
 }
+
+/// PE 1 returns from main (or calls exit(0)) without shmem_finalize while the others wait for it
+/// in a barrier: its implicit finalize does not pair with their barrier (it used to, and they
+/// hung); the job ends with an error naming PE 1.
+#[test]
+fn left_without_finalize() {
+    for fault in ["return0", "exit0"] {
+        check_fault(
+            fault,
+            1,
+            &["PE 1 has left (shmem_finalize, or returned from main"],
+        );
+    }
+}

@@ -19,8 +19,9 @@ unsafe extern "C" {
 }
 
 /// At process exit: a PE that exits with status 0 without `shmem_finalize` is finalized
-/// implicitly (its peers may be waiting for it in a barrier); then the launcher is told this PE is
-/// done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
+/// implicitly, in the finalize rendezvous (never in a barrier the peers may be in: a peer waiting
+/// for it there ends the job naming it, see `runtime::departure`); then the launcher is told this
+/// PE is done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
 extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
     if ABORTING.load(Ordering::SeqCst) || crate::runtime::fork::in_child() {
         return;
@@ -101,12 +102,13 @@ pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
     unsafe { initialized.write(world::try_get().is_some() as c_int) };
 }
 
-/// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library
+/// `shmem_finalize`: completes this PE's operations, waits for every PE in the finalize
+/// rendezvous (`runtime::departure`), retires the library
 /// (closing its UCX network, if any). A second call (or one without `shmem_init`) does nothing.
 pub fn finalize(call: &'static str) {
     if let Some(w) = world::try_get() {
         super::order::complete(call);
-        crate::collectives::barrier::world(w);
+        crate::runtime::departure::rendezvous(w, call);
         world::finalize(call);
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod context;
+pub mod departure;
 pub mod error;
 pub mod fork;
 pub mod handle;

@@ -76,7 +76,17 @@ pub fn until(done: impl FnMut() -> bool) {
 
 /// As [`until`], calling `poll` before each yield: a PE whose UCX operations wait in a queue for
 /// the progress of its own worker (a full socket) gets them moving while it waits for a peer.
-pub fn until_polling(mut done: impl FnMut() -> bool, mut poll: impl FnMut()) {
+pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut()) {
+    until_watching(done, poll, || {})
+}
+
+/// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
+/// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
+pub fn until_watching(
+    mut done: impl FnMut() -> bool,
+    mut poll: impl FnMut(),
+    mut watch: impl FnMut(),
+) {
     if done() {
         return;
     }
@@ -100,6 +110,10 @@ pub fn until_polling(mut done: impl FnMut() -> bool, mut poll: impl FnMut()) {
         yields = yields.wrapping_add(1);
         if yields % PARENT_CHECK == 0 {
             check_parent();
+            if !done() {
+                super::departure::check_alone();
+            }
+            watch();
         }
     }
 }

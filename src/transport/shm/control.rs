@@ -74,6 +74,11 @@ pub struct Control {
     /// (see `ops::memory`), indexed by sequence parity so that a neighbour still reading the
     /// previous one is not raced.
     pub alloc: [[AtomicU64; 5]; 2],
+    /// `left[p]`: how many times PE `p` has entered `shmem_finalize` (explicit, or implicit at
+    /// exit) on this PE's count; only for `p < ASET_PES` (see `runtime::departure`).
+    pub left: [AtomicU64; ASET_PES],
+    /// Arrivals in `shmem_finalize`: every PE adds 1 here on every PE, each time.
+    pub finalized: Padded,
 }
 
 const _: () = assert!(std::mem::size_of::<Control>() <= CONTROL_SIZE);
