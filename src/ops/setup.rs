@@ -44,6 +44,7 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
 
 fn start(call: &'static str, level: c_int) {
     EXIT_HOOK.call_once(|| {
+        crate::runtime::error::install_panic_hook();
         // SAFETY: registering a handler with static lifetime and no argument.
         if unsafe { on_exit(at_exit, std::ptr::null_mut()) } != 0 {
             fatal!(call, "cannot register the exit handler");
