@@ -112,7 +112,7 @@ fn call_on_stack(stack: &str) -> Option<&str> {
                     || LEGACY.contains(&name));
             exported.then_some(name)
         })
-        .last()
+        .next_back()
 }
 
 /// `fatal` with `format!` syntax.

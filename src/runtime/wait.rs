@@ -108,7 +108,7 @@ pub fn until_watching(
         poll();
         std::thread::yield_now();
         yields = yields.wrapping_add(1);
-        if yields % PARENT_CHECK == 0 {
+        if yields.is_multiple_of(PARENT_CHECK) {
             check_parent();
             if !done() {
                 super::departure::check_alone();

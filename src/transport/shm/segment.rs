@@ -339,6 +339,13 @@ fn process_alive(pid: libc::pid_t) -> bool {
     }
 }
 
+impl Drop for Segment {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the range this Segment mapped.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,12 +410,5 @@ mod tests {
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
         let guard = format!("{:x}-{:x} ---", seg.base() + 4096, seg.base() + 2 * 4096);
         assert!(maps.contains(&guard), "no {guard} in\n{maps}");
-    }
-}
-
-impl Drop for Segment {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly the range this Segment mapped.
-        unsafe { libc::munmap(self.base.cast(), self.len) };
     }
 }
