@@ -9,7 +9,13 @@
 // on stderr, which the tests use to time how fast the job ends. Faults: segv (a real invalid
 // store), kill (SIGKILL to itself), exit3 (exit(3) without shmem_finalize), global_exit (7),
 // early-kill (SIGKILL before shmem_init, while the others wait inside it), hang (every PE sleeps,
-// for the Ctrl-C and timeout tests), ok (a clean run).
+// for the Ctrl-C and timeout tests), ok (a clean run). Misuses of the library's own memory (the
+// control block below the heap's program range): put-below, get-below and amo-below at 4 KiB below
+// the first shmem_malloc block, iput-negative (an iput from that block with stride -1), each of
+// which must be refused. orphan: every PE waits in the library for good (PE 1 in a wait_until, the
+// others in a barrier), so that killing the launcher leaves them nobody to end them. return0 and
+// exit0: PE 1 leaves without shmem_finalize (returns from main, calls exit(0)) while the others
+// wait for it in a barrier: its implicit finalize must not complete their barrier.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -68,8 +74,40 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
+    long *first = shmem_malloc(8 * sizeof(long));
+    long *below = (long *)((char *)first - 4096);
+    long local[8] = {0};
+    if (strcmp(fault, "orphan") == 0) {
+        static int never;
+        if (me == 0) {
+            printf("waiting\n");
+            fflush(stdout);
+        }
+        if (me == victim)
+            shmem_int_wait_until(&never, SHMEM_CMP_EQ, 1);
+        shmem_barrier_all();
+        return 99;
+    }
     if (me == victim) {
-        if (strcmp(fault, "segv") == 0) {
+        if (strcmp(fault, "put-below") == 0) {
+            announce(me);
+            shmem_long_put(below, local, 1, 0);
+        } else if (strcmp(fault, "get-below") == 0) {
+            announce(me);
+            shmem_long_get(local, below, 1, 0);
+        } else if (strcmp(fault, "amo-below") == 0) {
+            announce(me);
+            shmem_long_atomic_add(below, 1, 0);
+        } else if (strcmp(fault, "iput-negative") == 0) {
+            announce(me);
+            shmem_long_iput(first, local, -1, 1, 2, 0);
+        } else if (strcmp(fault, "return0") == 0) {
+            announce(me);
+            return 0;
+        } else if (strcmp(fault, "exit0") == 0) {
+            announce(me);
+            exit(0);
+        } else if (strcmp(fault, "segv") == 0) {
             announce(me);
             *(volatile int *)(uintptr_t)16 = 1;
         } else if (strcmp(fault, "kill") == 0) {

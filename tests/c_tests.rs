@@ -58,7 +58,15 @@ const CFLAGS: &[&str] = &[
     "-O1",
     "-g",
 ];
-const CXXFLAGS: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-O1", "-g"];
+const CXXFLAGS: &[&str] = &[
+    "-std=c++17",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-O1",
+    "-g",
+];
 /// Fortran: the legacy API's Cray pointers (`SHPALLOC`, `SHMEM_PTR`) need `-fcray-pointer`.
 const FFLAGS: &[&str] = &["-Wall", "-Werror", "-fcray-pointer", "-O1", "-g"];
 /// The languages of the test programs.

@@ -234,3 +234,87 @@ fn two_jobs_at_once() {
         );
     }
 }
+
+/// The library's control block lies below the heap's program range, behind a guard: a put, get
+/// or atomic 4 KiB below the first block, and an iput running below it by a negative stride, are
+/// refused with the address named (they used to be accepted and corrupt the peers' barriers).
+#[test]
+fn control_block_is_not_symmetric() {
+    for (fault, call) in [
+        ("put-below", "shmem_long_put"),
+        ("get-below", "shmem_long_get"),
+        ("amo-below", "shmem_long_atomic_add"),
+        ("iput-negative", "shmem_long_iput"),
+    ] {
+        check_fault(
+            fault,
+            1,
+            &[
+                &format!("[PE 1] {call}: "),
+                "lies in the library's own part of the symmetric heap",
+            ],
+        );
+    }
+}
+
+/// Python `multiprocessing` with the fork start method, the library loaded with ctypes (as
+/// shmem4py loads it): a child's write to a static variable of the interpreter (in the data
+/// segment that `shmem_init` shares) does not reach the PE, and a child calling into the library
+/// gets the clear error and exit status 1 while the PE's job ends cleanly.
+#[test]
+fn fork_child_under_python() {
+    let b = built();
+    support::require("python3", "python3");
+    let script = r#"
+import ctypes, multiprocessing, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.shmem_init()
+me = lib.shmem_my_pe()
+flag = ctypes.c_int.in_dll(ctypes.pythonapi, "Py_DebugFlag")
+def write_static():
+    flag.value = 42
+def call_library():
+    lib.shmem_my_pe()
+fork = multiprocessing.get_context("fork")
+writer = fork.Process(target=write_static)
+writer.start(); writer.join()
+caller = fork.Process(target=call_library)
+caller.start(); caller.join()
+lib.shmem_barrier_all()
+print(f"[PE {me}] writer {writer.exitcode} caller {caller.exitcode} flag {flag.value}", flush=True)
+lib.shmem_finalize()
+"#;
+    let mut cmd = Command::new(&b.oshrun);
+    cmd.args(["-np", "2", "--timeout", "20", "python3", "-c", script])
+        .arg(b.profile_dir.join("librshmem.so"));
+    let run = support::run(&mut cmd, LIMIT);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    for pe in 0..2 {
+        assert!(
+            run.stdout
+                .contains(&format!("[PE {pe}] writer 0 caller 1 flag 0")),
+            "{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.stderr
+            .contains("shmem_my_pe: called in a child process after fork()"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// PE 1 returns from main (or calls exit(0)) without shmem_finalize while the others wait for it
+/// in a barrier: its implicit finalize does not pair with their barrier (it used to, and they
+/// hung); the job ends with an error naming PE 1.
+#[test]
+fn left_without_finalize() {
+    for fault in ["return0", "exit0"] {
+        check_fault(
+            fault,
+            1,
+            &["PE 1 has left (shmem_finalize, or returned from main"],
+        );
+    }
+}

@@ -25,7 +25,8 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::thread;
+use std::time::{Duration, Instant};
 use support::{built, leftover_processes, marker, require, segments};
 
 /// Longest a job may take before the test fails.
@@ -148,6 +149,68 @@ fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
         cmd.get_program(),
         run.code
     );
+}
+
+/// Starts `launch_fault orphan` under `cmd` (every PE waiting in the library), kills the launcher
+/// with SIGKILL once the four PEs run, and checks that every PE is gone within 10 s (a PE whose
+/// launcher is gone notices inside its wait, or dies with its parent).
+fn launcher_killed(mut cmd: Command) {
+    let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
+    let mark = marker("orphan");
+    cmd.arg(&built().fault).args(["orphan", "1", &mark]);
+    let child = support::spawn(&mut cmd);
+    let launcher = child.id();
+    // The launcher has the marker among its arguments too.
+    let pes = || -> Vec<u32> {
+        support::processes_with(&mark)
+            .into_iter()
+            .filter(|&p| p != launcher)
+            .collect()
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    while pes().len() < 4 && Instant::now() < until {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(pes().len() >= 4, "the PEs did not start: {:?}", pes());
+    thread::sleep(Duration::from_millis(500));
+    let _ = Command::new("kill")
+        .args(["-s", "KILL", &launcher.to_string()])
+        .status();
+    let killed = Instant::now();
+    let until = killed + Duration::from_secs(10);
+    while !pes().is_empty() && Instant::now() < until {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let left = pes();
+    let after = killed.elapsed().as_secs_f64();
+    support::signal_group(launcher as i32, "KILL");
+    let run = support::wait(child, Instant::now(), LIMIT);
+    assert!(
+        left.is_empty(),
+        "PEs left 10 s after the launcher was killed: {left:?}\n{}",
+        run.describe()
+    );
+    println!(
+        "{:?} launcher killed: PEs gone {after:.2} s later",
+        cmd.get_program()
+    );
+}
+
+#[test]
+fn oshrun_killed() {
+    let mut cmd = Command::new(&built().oshrun);
+    cmd.args(["-np", "4"]);
+    launcher_killed(cmd);
+}
+
+#[test]
+fn mpirun_killed() {
+    launcher_killed(mpirun());
+}
+
+#[test]
+fn hydra_killed() {
+    launcher_killed(hydra(&[]));
 }
 
 #[test]

@@ -46,6 +46,15 @@ fn env_number(name: &str) -> Result<usize> {
         .map_err(|_| Error(format!("{name} = '{text}' is not a number")))
 }
 
+/// A PE on an inherited PMI socket is the child of its launcher (oshrun, Hydra's proxy, both
+/// single-threaded, so "the thread that forked us" is the launcher's life): the kernel sends it
+/// SIGKILL when the launcher dies, even if it never waits in the library. (A launcher that died
+/// before this call is caught by the waits, which watch the parent: `runtime::wait`.)
+fn die_with_parent() {
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and changes only this process.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+}
+
 /// The socket whose descriptor is in `PMI_FD`.
 fn inherited_socket() -> Result<(Box<dyn Stream>, Box<dyn Stream>)> {
     let fd = env_number("PMI_FD")? as i32;
@@ -100,6 +109,7 @@ impl Pmi1 {
         if std::env::var_os("PMI_FD").is_some() {
             pmi.rank = env_number("PMI_RANK")?;
             pmi.size = env_number("PMI_SIZE")?;
+            die_with_parent();
         } else {
             pmi.port_handshake()?;
         }

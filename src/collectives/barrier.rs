@@ -13,6 +13,7 @@
 //! for a reply. The wait is always on this PE's own control block.
 
 use super::{Group, Sync};
+use crate::runtime::departure;
 use crate::runtime::handle::{self, WORLD_SLOT};
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
@@ -42,7 +43,8 @@ pub fn team(w: &World, slot: usize, m: &Members) {
         let to = m.world((m.me + distance) % n);
         w.control_store(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
-        w.wait_until(|| flag.load(Ordering::Acquire) >= epoch);
+        let from = m.world((m.me + n - distance % n) % n);
+        departure::wait_for(w, CALL, from, || flag.load(Ordering::Acquire) >= epoch);
         distance *= 2;
         round += 1;
     }

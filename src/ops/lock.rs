@@ -19,7 +19,9 @@
 //!
 //! The lock word must be symmetric and 8-byte aligned. Clearing a lock that is not set is
 //! reported. (A ticket lock does not record its holder, so clearing a lock that another PE holds
-//! cannot be told apart from clearing one's own.)
+//! cannot be told apart from clearing one's own.) Under `SHMEM_DEBUG` each PE keeps the locks it
+//! holds, so that a `set_lock` on a lock this PE already holds (which would wait for itself
+//! forever) is reported instead of hanging.
 
 use super::amo::{Slot, slot};
 use crate::fatal;
@@ -29,6 +31,38 @@ use crate::runtime::world;
 use crate::transport::AmoWord;
 use crate::transport::shm::Word;
 use std::ffi::{c_int, c_long};
+use std::sync::Mutex;
+
+/// Under `SHMEM_DEBUG`: the addresses of the locks this PE holds.
+static HELD: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Under `SHMEM_DEBUG`, records that this PE took (`true`) or released the lock at `lock`.
+fn track(call: &'static str, lock: usize, taken: bool) {
+    if !world::get(call).config.debug {
+        return;
+    }
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if taken {
+        held.push(lock);
+    } else if let Some(i) = held.iter().position(|&l| l == lock) {
+        held.swap_remove(i);
+    }
+}
+
+/// Under `SHMEM_DEBUG`, the error for a `set_lock` on a lock this PE holds.
+fn check_not_held(call: &'static str, lock: usize) {
+    if world::get(call).config.debug
+        && HELD
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&lock)
+    {
+        fatal!(
+            call,
+            "lock {lock:#x}: this PE already holds it (set_lock twice without clear_lock would wait for itself forever)"
+        );
+    }
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -87,11 +121,13 @@ fn word<L: Lock>(call: &'static str, lock: *mut L) -> Slot<L::Word> {
 /// `shmem_set_lock`: waits for the lock, in the order the PEs asked for it, and takes it.
 pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
     let p = word(call, lock);
+    check_not_held(call, lock as usize);
     let old: u64 = p
         .rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true)
         .into();
     let mine = next_ticket::<L>(old);
     world::wait_until(|| serving::<L>(p.load(call).into()) == mine);
+    track(call, lock as usize, true);
 }
 
 /// `shmem_test_lock`: takes the lock and returns 0 if it is free, else returns 1 at once.
@@ -105,6 +141,9 @@ pub fn test<L: Lock>(call: &'static str, lock: *mut L) -> c_int {
     let old: u64 = p
         .compare_swap(call, to_word::<L>(now), to_word::<L>(taken))
         .into();
+    if old == now {
+        track(call, lock as usize, true);
+    }
     (old != now) as c_int
 }
 
@@ -122,6 +161,7 @@ pub fn clear<L: Lock>(call: &'static str, lock: *mut L) {
             .compare_swap(call, to_word::<L>(now), to_word::<L>(next))
             .into();
         if old == now {
+            track(call, lock as usize, false);
             return;
         }
         now = old;

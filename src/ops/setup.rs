@@ -24,10 +24,11 @@ unsafe extern "C" {
 }
 
 /// At process exit: a PE that exits with status 0 without `shmem_finalize` is finalized
-/// implicitly (its peers may be waiting for it in a barrier); then the launcher is told this PE is
-/// done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
+/// implicitly, in the finalize rendezvous (never in a barrier the peers may be in: a peer waiting
+/// for it there ends the job naming it, see `runtime::departure`); then the launcher is told this
+/// PE is done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
 extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
-    if ABORTING.load(Ordering::SeqCst) {
+    if ABORTING.load(Ordering::SeqCst) || crate::runtime::fork::in_child() {
         return;
     }
     if world::try_get().is_some() {
@@ -52,6 +53,7 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
 fn start(call: &'static str, level: c_int) {
     personality::select(call);
     EXIT_HOOK.call_once(|| {
+        crate::runtime::error::install_panic_hook();
         // SAFETY: registering a handler with static lifetime and no argument.
         if unsafe { on_exit(at_exit, std::ptr::null_mut()) } != 0 {
             fatal!(call, "cannot register the exit handler");
@@ -62,6 +64,10 @@ fn start(call: &'static str, level: c_int) {
         let t = std::time::Instant::now();
         crate::collectives::barrier::world(world::get(call));
         crate::runtime::log::phase("first barrier", t);
+        crate::runtime::wait::watch_parent();
+        if let Err(why) = crate::runtime::fork::protect(world::get(call)) {
+            fatal!(call, "cannot register the fork handlers: {why}");
+        }
     }
     DEPTH.fetch_add(1, Ordering::SeqCst);
 }
@@ -115,9 +121,10 @@ pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
     unsafe { initialized.write(world::try_get().is_some() as c_int) };
 }
 
-/// `shmem_finalize`: completes this PE's operations, waits for every PE, retires the library
-/// (closing its UCX network, if any), when it matches the first initialization call still open;
-/// a finalize that matches a later one, or one without `shmem_init`, does nothing.
+/// `shmem_finalize`: completes this PE's operations, waits for every PE in the finalize
+/// rendezvous (`runtime::departure`), retires the library (closing its network, if any), when it
+/// matches the first initialization call still open; a finalize that matches a later one, or one
+/// without `shmem_init`, does nothing.
 pub fn finalize(call: &'static str) {
     let outer = DEPTH
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |d| d.checked_sub(1))
@@ -128,7 +135,7 @@ pub fn finalize(call: &'static str) {
     }
     if let Some(w) = world::try_get() {
         super::order::complete(call);
-        crate::collectives::barrier::world(w);
+        crate::runtime::departure::rendezvous(w, call);
         startup::finalize(call);
     }
 }

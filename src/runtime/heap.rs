@@ -2,9 +2,27 @@
 //!
 //! Every PE makes the same sequence of calls (the allocation routines are collective), and the
 //! allocator is a deterministic function of that sequence, so every PE gets the same offset without
-//! communicating. It knows nothing about memory: it hands out offsets in `[start, end)`.
+//! communicating. It knows nothing about memory: it hands out offsets in `[start, end)`, aligned
+//! relative to `start` (the runtime places `start` on an address aligned to [`MAX_ALIGN`], so an
+//! aligned offset is an aligned address), and refuses alignments above `MAX_ALIGN`.
+//!
+//! The high-water mark (the end of the highest block ever handed out) is kept in an atomic that a
+//! `fork()` child handler reads without taking the allocator's lock ([`high_water`]).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The largest alignment `alloc` provides: that of the heap's start (see `transport::shm::control`).
+pub const MAX_ALIGN: usize = crate::transport::shm::control::USER_ALIGN;
+
+/// The end offset of the highest block any heap of this process has handed out.
+static HIGH_WATER: AtomicUsize = AtomicUsize::new(0);
+
+/// The end offset of the highest block ever allocated (0 before the first): the heap's bytes
+/// above it have never been handed to the program.
+pub fn high_water() -> usize {
+    HIGH_WATER.load(Ordering::Relaxed)
+}
 
 /// Every block starts on, and is sized in, multiples of a cache line.
 pub const MIN_ALIGN: usize = 64;
@@ -50,12 +68,17 @@ impl Heap {
         }
     }
 
-    /// An offset for `size` bytes aligned to `align` (a power of two), or `None` if no free block fits.
+    /// An offset for `size` bytes aligned to `align` (a power of two, at most [`MAX_ALIGN`])
+    /// relative to the heap's start, or `None` if no free block fits.
     pub fn alloc(&mut self, size: usize, align: usize) -> Option<usize> {
+        if align > MAX_ALIGN {
+            return None;
+        }
         let align = align.max(MIN_ALIGN);
         let size = size.max(1).checked_next_multiple_of(MIN_ALIGN)?;
+        let start = self.start;
         let (block, len, at) = self.free.iter().find_map(|(&block, &len)| {
-            let at = block.checked_next_multiple_of(align)?;
+            let at = start + (block - start).checked_next_multiple_of(align)?;
             (at.checked_add(size)? <= block + len).then_some((block, len, at))
         })?;
         self.free.remove(&block);
@@ -66,6 +89,7 @@ impl Heap {
             self.free.insert(at + size, block + len - (at + size));
         }
         self.used.insert(at, size);
+        HIGH_WATER.fetch_max(at + size, Ordering::Relaxed);
         Some(at)
     }
 
@@ -118,6 +142,7 @@ impl Heap {
                     self.free.insert(offset + new, old + len - new);
                 }
                 self.used.insert(offset, new);
+                HIGH_WATER.fetch_max(offset + new, Ordering::Relaxed);
                 true
             }
             _ => false,
@@ -180,9 +205,24 @@ mod tests {
         let mut h = Heap::new(64, 1 << 20);
         let _ = h.alloc(10, 1).unwrap();
         let p = h.alloc(10, 4096).unwrap();
-        assert_eq!(p % 4096, 0);
+        assert_eq!((p - 64) % 4096, 0);
         let q = h.alloc(10, 1).unwrap();
         assert_eq!(q, 128, "the gap before the aligned block stays usable");
+    }
+
+    #[test]
+    fn alignment_is_relative_to_the_start() {
+        let start = 3 * 4096 + 64;
+        let mut h = Heap::new(start, start + (1 << 22));
+        let _ = h.alloc(10, 1).unwrap();
+        let p = h.alloc(10, 1 << 20).unwrap();
+        assert_eq!((p - start) % (1 << 20), 0);
+        assert_eq!(
+            h.alloc(1, MAX_ALIGN * 2),
+            None,
+            "above the largest alignment"
+        );
+        assert!(high_water() >= p + 64);
     }
 
     #[test]

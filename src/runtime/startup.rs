@@ -98,25 +98,40 @@ pub(super) struct Record {
     pub pid: u32,
     /// `SHMEM_TRANSPORT`.
     pub transport: Transport,
+    /// The random tokens in the names of its heap and data segments (empty: no data segment);
+    /// peers cannot derive them, they learn them here.
+    pub heap_token: String,
+    pub data_token: String,
 }
 
 impl Record {
-    /// `host=..,heap=..,data=..,pid=..,transport=..`; the host id holds no `,` or `=`.
+    /// `host=..,heap=..,data=..,pid=..,transport=..,heap_token=..,data_token=..`; the host id and
+    /// the tokens hold no `,` or `=`.
     pub fn format(&self) -> String {
         format!(
-            "host={},heap={},data={},pid={},transport={}",
+            "host={},heap={},data={},pid={},transport={},heap_token={},data_token={}",
             self.host,
             self.heap_len,
             self.data_len,
             self.pid,
-            self.transport.name()
+            self.transport.name(),
+            self.heap_token,
+            self.data_token
         )
     }
 
     /// The record `format` wrote, or what is wrong with `text`.
     pub fn parse(text: &str) -> Result<Record, String> {
-        let mut fields = [None; 5];
-        const NAMES: [&str; 5] = ["host", "heap", "data", "pid", "transport"];
+        let mut fields = [None; 7];
+        const NAMES: [&str; 7] = [
+            "host",
+            "heap",
+            "data",
+            "pid",
+            "transport",
+            "heap_token",
+            "data_token",
+        ];
         for field in text.split(',') {
             let (name, value) = field
                 .split_once('=')
@@ -145,14 +160,22 @@ impl Record {
                 .map_err(|_| format!("pid = '{pid}' is not a process id"))?,
             transport: parse_transport(field(4)?)
                 .map_err(|why| format!("transport = '{}' {why}", fields[4].unwrap_or("")))?,
+            heap_token: field(5)?.to_string(),
+            data_token: field(6)?.to_string(),
         })
     }
 }
 
-/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<heap|data>`: unique per job and PE, and naming
-/// its creator so that a later job can remove it if the creator died before unlinking it.
-fn segment_name(pid: u32, job: &str, pe: usize, seg: &str) -> String {
-    format!("{}{pid}-{job}-{pe}-{seg}", segment_prefix())
+/// `/rshmem-<uid>-<pid of the creator>-<job>-<pe>-<random token>-<heap|data>`: unique per job and
+/// PE, not guessable (peers learn the token from the creator's record), and naming its creator so
+/// that a later job can remove it if the creator died before unlinking it.
+fn segment_name(pid: u32, job: &str, pe: usize, token: &str, seg: &str) -> String {
+    format!("{}{pid}-{job}-{pe}-{token}-{seg}", segment_prefix())
+}
+
+/// The token of a name made by [`segment_name`].
+fn segment_token(name: &str) -> &str {
+    name.rsplit('-').nth(1).unwrap_or_default()
 }
 
 fn segment_prefix() -> String {
@@ -207,11 +230,11 @@ pub(super) fn build(call: &'static str) -> World {
     let (config, sources) =
         Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
 
-    // Our own segments: the heap (control block + SHMEM_SYMMETRIC_SIZE) and the global data.
+    // Our own segments: the heap (control block, guard, SHMEM_SYMMETRIC_SIZE) and the global data.
     let page = 4096;
     let heap_len = config
         .symmetric_size
-        .checked_add(control::CONTROL_SIZE)
+        .checked_add(control::USER_OFFSET)
         .and_then(|n| n.checked_next_multiple_of(page))
         .unwrap_or_else(|| {
             fatal!(
@@ -224,26 +247,33 @@ pub(super) fn build(call: &'static str) -> World {
     // unlinking them) would stay in /dev/shm: remove them.
     Segment::remove_orphans(&segment_prefix());
     let pid = std::process::id();
-    let heap_name = segment_name(pid, &job, me, "heap");
-    let heap = Segment::create(&heap_name, heap_len).unwrap_or_else(|e| {
-        fatal!(
-            call,
-            "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
-        )
-    });
-    let data_name = segment_name(pid, &job, me, "data");
+    let name = |seg: &'static str| {
+        let job = job.clone();
+        move || shm::segment::random_token().map(|t| segment_name(pid, &job, me, &t, seg))
+    };
+    let (heap, heap_name) = Segment::create_unique(name("heap"), heap_len, control::HEAP_LAYOUT)
+        .unwrap_or_else(|e| {
+            fatal!(
+                call,
+                "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
+            )
+        });
+    let mut data_name = String::new();
     let data = shm::data_segment::find().map(|r| {
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data (they must not call into the
         // library concurrently with shmem_init).
-        unsafe { Segment::create_over(&data_name, r.start as *mut u8, r.len) }.unwrap_or_else(|e| {
+        let over = unsafe { Segment::create_over(name("data"), r.start as *mut u8, r.len) };
+        let (seg, n) = over.unwrap_or_else(|e| {
             Segment::unlink(&heap_name);
             fatal!(
                 call,
                 "cannot share the program's global data ({} bytes): {e}",
                 r.len
             )
-        })
+        });
+        data_name = n;
+        seg
     });
     let data_len = data.as_ref().map_or(0, Segment::len);
     let t = super::log::phase("segments", t);
@@ -255,6 +285,8 @@ pub(super) fn build(call: &'static str) -> World {
         data_len,
         pid,
         transport: config.transport,
+        heap_token: segment_token(&heap_name).to_string(),
+        data_token: segment_token(&data_name).to_string(),
     };
     exchange(call, |b| b.put(&format!("rshmem-{me}"), &mine.format()));
     exchange(call, |b| b.barrier());
@@ -301,12 +333,14 @@ pub(super) fn build(call: &'static str) -> World {
             data_peers[pe] = data.as_ref().map_or(0, Segment::base);
             continue;
         }
-        let h = Segment::open(&segment_name(record.pid, &job, pe, "heap"), heap_len)
+        let their_heap = segment_name(record.pid, &job, pe, &record.heap_token, "heap");
+        let h = Segment::open_at(&their_heap, heap_len, control::HEAP_LAYOUT)
             .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
         heap_peers[pe] = h.base();
         mappings.push(h);
         if data_len > 0 {
-            let d = Segment::open(&segment_name(record.pid, &job, pe, "data"), data_len)
+            let their_data = segment_name(record.pid, &job, pe, &record.data_token, "data");
+            let d = Segment::open(&their_data, data_len)
                 .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
             data_peers[pe] = d.base();
             mappings.push(d);
@@ -322,11 +356,13 @@ pub(super) fn build(call: &'static str) -> World {
     let heap_view = SegmentView {
         base: heap.base(),
         len: heap_len,
+        start: control::USER_OFFSET,
         peers: heap_peers.into(),
     };
     let data_view = SegmentView {
         base: data.as_ref().map_or(0, Segment::base),
         len: data_len,
+        start: 0,
         peers: data_peers.into(),
     };
     mappings.push(heap);
@@ -337,8 +373,8 @@ pub(super) fn build(call: &'static str) -> World {
         npes,
         sources,
         heap: Mutex::new(Heap::new(
-            control::CONTROL_SIZE,
-            control::CONTROL_SIZE + config.symmetric_size,
+            control::USER_OFFSET,
+            control::USER_OFFSET + config.symmetric_size,
         )),
         config,
         segments: [heap_view, data_view],
@@ -448,6 +484,8 @@ mod tests {
             data_len: 8192,
             pid: 4242,
             transport: Transport::Ucx,
+            heap_token: "9f3c".into(),
+            data_token: String::new(),
         }
     }
 
@@ -456,14 +494,14 @@ mod tests {
         let r = sample();
         assert_eq!(
             r.format(),
-            "host=node-3:5d2e-aa.1,heap=1073741824,data=8192,pid=4242,transport=ucx"
+            "host=node-3:5d2e-aa.1,heap=1073741824,data=8192,pid=4242,transport=ucx,heap_token=9f3c,data_token="
         );
         assert_eq!(Record::parse(&r.format()), Ok(r));
     }
 
     #[test]
     fn record_fields_may_come_in_any_order() {
-        let text = "pid=7,transport=auto,data=0,heap=4096,host=h";
+        let text = "pid=7,transport=auto,data=0,heap=4096,host=h,data_token=,heap_token=a1";
         let r = Record::parse(text).unwrap();
         assert_eq!((r.pid, r.heap_len, r.data_len), (7, 4096, 0));
         assert_eq!((r.host.as_str(), r.transport), ("h", Transport::Auto));

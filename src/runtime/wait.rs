@@ -11,9 +11,35 @@
 //! a 2-PE barrier takes a fraction of that), fixed at `OVERSUBSCRIBED_SPINS` when they outnumber
 //! the cores (then the PE being waited for often needs this very core, and a long spin would keep
 //! it from it however often spinning paid off).
+//!
+//! A waiting PE whose launcher is gone would wait forever: every `PARENT_CHECK` yields (never while
+//! spinning) a wait compares the parent process with the one recorded at init ([`watch_parent`]);
+//! a PE reparented because its launcher died ends with a message saying so. That covers every
+//! launcher whose PEs are its children (oshrun, Hydra's proxy, Open MPI's `mpirun`, Slurm's
+//! step daemon).
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Yields between two looks at the parent process.
+const PARENT_CHECK: u32 = 64;
+
+/// The parent process at init (the launcher, or its daemon); 0 before init.
+static PARENT: AtomicU32 = AtomicU32::new(0);
+
+/// Records the parent process, which the waits watch from now on.
+pub fn watch_parent() {
+    PARENT.store(std::os::unix::process::parent_id(), Ordering::Relaxed);
+}
+
+/// Ends this PE if its parent process has changed since init (the launcher died).
+#[cold]
+fn check_parent() {
+    let parent = PARENT.load(Ordering::Relaxed);
+    if parent != 0 && std::os::unix::process::parent_id() != parent {
+        super::error::launcher_gone(parent);
+    }
+}
 
 /// Most checks before yielding (about 40 us of `pause`, 10 ns each on this project's machines).
 const MAX_SPINS: u32 = 1 << 12;
@@ -50,7 +76,17 @@ pub fn until(done: impl FnMut() -> bool) {
 
 /// As [`until`], calling `poll` before each yield: a PE whose UCX operations wait in a queue for
 /// the progress of its own worker (a full socket) gets them moving while it waits for a peer.
-pub fn until_polling(mut done: impl FnMut() -> bool, mut poll: impl FnMut()) {
+pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut()) {
+    until_watching(done, poll, || {})
+}
+
+/// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
+/// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
+pub fn until_watching(
+    mut done: impl FnMut() -> bool,
+    mut poll: impl FnMut(),
+    mut watch: impl FnMut(),
+) {
     if done() {
         return;
     }
@@ -67,8 +103,17 @@ pub fn until_polling(mut done: impl FnMut() -> bool, mut poll: impl FnMut()) {
     if budget > FLOOR.load(Ordering::Relaxed) {
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
+    let mut yields = 0u32;
     while !done() {
         poll();
         std::thread::yield_now();
+        yields = yields.wrapping_add(1);
+        if yields.is_multiple_of(PARENT_CHECK) {
+            check_parent();
+            if !done() {
+                super::departure::check_alone();
+            }
+            watch();
+        }
     }
 }

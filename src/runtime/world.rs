@@ -58,10 +58,13 @@ pub enum Target {
 const _: () = assert!(Seg::Heap as usize == transport::HEAP);
 
 /// One symmetric segment as every PE sees it: the local range and each peer's base in this process
-/// (0 for a peer on the network route).
+/// (0 for a peer on the network route). Offsets are from `base`; the program's part of the
+/// segment is `start..len` (the heap's control block and guard lie below it, see
+/// `transport::shm::control`).
 pub struct SegmentView {
     pub base: usize,
     pub len: usize,
+    pub start: usize,
     pub peers: Box<[usize]>,
 }
 
@@ -125,11 +128,23 @@ pub fn try_get() -> Option<&'static World> {
 #[cold]
 #[inline(never)]
 fn not_initialized(call: &'static str) -> ! {
+    if super::fork::in_child() {
+        fatal!(
+            call,
+            "called in a child process after fork(): a PE's child may not use OpenSHMEM"
+        )
+    }
     if RETIRED.load(Ordering::Acquire).is_null() {
         fatal!(call, "called before shmem_init")
     } else {
         fatal!(call, "called after shmem_finalize")
     }
+}
+
+/// In a child forked after `shmem_init` (`runtime::fork`): the library is unusable here.
+pub fn forget_in_child() {
+    WORLD.store(std::ptr::null_mut(), Ordering::Release);
+    RETIRED.store(std::ptr::null_mut(), Ordering::Release);
 }
 
 /// "3" once the rank is known, "?" before.
@@ -246,9 +261,10 @@ impl World {
     #[inline(always)]
     pub fn locate(&self, addr: usize, len: usize) -> Option<(Seg, usize)> {
         for (seg, s) in [Seg::Heap, Seg::Data].into_iter().zip(&self.segments) {
-            let off = addr.wrapping_sub(s.base);
-            if off < s.len && len <= s.len - off {
-                return Some((seg, off));
+            let off = addr.wrapping_sub(s.base + s.start);
+            let user = s.len - s.start;
+            if off < user && len <= user - off {
+                return Some((seg, s.start + off));
             }
         }
         None
@@ -444,12 +460,20 @@ fn bad_pe(call: &'static str, pe: i32, npes: usize) -> ! {
 fn not_symmetric(w: &World, call: &'static str, what: &str, addr: usize, len: usize) -> ! {
     for s in &w.segments {
         let off = addr.wrapping_sub(s.base);
+        if off < s.start {
+            fatal!(
+                call,
+                "{what} {addr:#x} lies in the library's own part of the symmetric heap, below the program's range {:#x}+{}",
+                s.base + s.start,
+                s.len - s.start
+            );
+        }
         if off < s.len {
             fatal!(
                 call,
                 "{what} range {addr:#x}+{len} runs past the end of its symmetric segment ({:#x}+{})",
-                s.base,
-                s.len
+                s.base + s.start,
+                s.len - s.start
             );
         }
     }

@@ -1,6 +1,12 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
 //! (team synchronization slots, the active-set counters, the allocation agreement record). Peers
-//! reach it through their mapping of the segment like any symmetric object.
+//! reach it through their mapping of the segment (or over UCX at its offset in the segment).
+//!
+//! The heap segment's layout: `[control block | guard | user range]`. The user range (what
+//! `shmem_malloc` hands out, and the only part of the segment the "is symmetric" check accepts)
+//! starts at [`USER_OFFSET`], on an address that is a multiple of [`USER_ALIGN`] in every mapping,
+//! so that `shmem_align` can align absolute addresses up to it. The guard (`PROT_NONE` in every
+//! mapping) stops a stray pointer below the first block before it reaches the library's words.
 //!
 //! Invariants: every word here only grows (epochs, counts) or is written by its owner PE alone
 //! (published values), so nothing is ever reset and back-to-back collectives cannot be confused.
@@ -10,6 +16,23 @@ use std::sync::atomic::AtomicU64;
 /// Bytes reserved for the control block at the start of the heap segment (address space only:
 /// pages are touched as used).
 pub const CONTROL_SIZE: usize = 1024 * 1024;
+
+/// Bytes of the guard between the control block and the user range (a multiple of any page size).
+pub const GUARD_SIZE: usize = 64 * 1024;
+
+/// Where the user range starts in the heap segment.
+pub const USER_OFFSET: usize = CONTROL_SIZE + GUARD_SIZE;
+
+/// The alignment of the user range's first address in every mapping of a heap segment, and so the
+/// largest alignment `shmem_align` provides (1 GiB: the largest huge page; address space only).
+pub const USER_ALIGN: usize = 1 << 30;
+
+/// How every mapping of a heap segment is placed.
+pub const HEAP_LAYOUT: super::segment::Layout = super::segment::Layout {
+    aligned_at: USER_OFFSET,
+    align: USER_ALIGN,
+    guard: Some((CONTROL_SIZE, GUARD_SIZE)),
+};
 
 /// Team synchronization slots per PE; a team uses the same slot index on every member.
 pub const TEAM_SLOTS: usize = 64;
@@ -51,6 +74,11 @@ pub struct Control {
     /// (see `ops::memory`), indexed by sequence parity so that a neighbour still reading the
     /// previous one is not raced.
     pub alloc: [[AtomicU64; 5]; 2],
+    /// `left[p]`: how many times PE `p` has entered `shmem_finalize` (explicit, or implicit at
+    /// exit) on this PE's count; only for `p < ASET_PES` (see `runtime::departure`).
+    pub left: [AtomicU64; ASET_PES],
+    /// Arrivals in `shmem_finalize`: every PE adds 1 here on every PE, each time.
+    pub finalized: Padded,
 }
 
 const _: () = assert!(std::mem::size_of::<Control>() <= CONTROL_SIZE);

@@ -7,6 +7,7 @@
 
 pub mod control;
 pub mod data_segment;
+pub mod fork;
 pub mod segment;
 
 pub use segment::Segment;

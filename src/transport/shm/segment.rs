@@ -1,5 +1,11 @@
 //! One POSIX shared-memory segment: created by its owner, mapped by every local peer, unlinked as
 //! soon as all of them hold a mapping so that nothing is left in /dev/shm, even after a crash.
+//!
+//! Names carry a random token (`getrandom`), so another local user cannot predict and squat them;
+//! the owner creates with `O_EXCL` and draws a new token when a name is taken
+//! ([`Segment::create_unique`]), and peers learn the name from the owner's bootstrap record.
+//! A [`Layout`] places a mapping so that one offset in it lands on an aligned address (the heap's
+//! user range, for `shmem_align`) and turns a range of it into a guard (`PROT_NONE`).
 
 use std::ffi::CString;
 use std::io;
@@ -26,10 +32,74 @@ fn last_error(what: &str, name: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{what} {name}: {e}"))
 }
 
+/// Where a mapping goes: `base + aligned_at` is a multiple of `align` (a power of two, at least
+/// the page size), and `guard` (offset, length; page aligned) is made inaccessible.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Layout {
+    pub aligned_at: usize,
+    pub align: usize,
+    pub guard: Option<(usize, usize)>,
+}
+
+/// How many taken names [`Segment::create_unique`] tries before it reports a squatter.
+const NAME_TRIES: usize = 8;
+
+/// 16 random hex digits from the kernel's generator.
+pub fn random_token() -> io::Result<String> {
+    let mut bytes = [0u8; 8];
+    let mut got = 0;
+    while got < bytes.len() {
+        // SAFETY: writing at most the remaining bytes of `bytes`.
+        let n =
+            unsafe { libc::getrandom(bytes.as_mut_ptr().add(got).cast(), bytes.len() - got, 0) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(io::Error::new(e.kind(), format!("getrandom: {e}")));
+        }
+        got += n as usize;
+    }
+    Ok(u64::from_ne_bytes(bytes)).map(|v| format!("{v:016x}"))
+}
+
 impl Segment {
+    /// Creates a segment of `len` bytes under the first name `name()` returns that does not exist
+    /// yet (a fresh random token each call), mapped per `layout`; returns it and its name. A name
+    /// that exists belongs to someone else: after `NAME_TRIES` taken names the error says so.
+    pub fn create_unique(
+        mut name: impl FnMut() -> io::Result<String>,
+        len: usize,
+        layout: Layout,
+    ) -> io::Result<(Segment, String)> {
+        let mut taken = Vec::new();
+        for _ in 0..NAME_TRIES {
+            let candidate = name()?;
+            match Self::create_at(&candidate, len, layout) {
+                Ok(seg) => return Ok((seg, candidate)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => taken.push(candidate),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "the shared-memory names {} exist already, though they hold a random token: another process creates segments under this user's names in /dev/shm",
+                taken.join(", ")
+            ),
+        ))
+    }
+
     /// Creates the segment `name` (which must not exist) of `len` bytes and maps it. Pages cost
-    /// memory only once touched.
+    /// memory only once touched. (The library creates through [`Segment::create_unique`].)
+    #[cfg(test)]
     pub fn create(name: &str, len: usize) -> io::Result<Segment> {
+        Self::create_at(name, len, Layout::default())
+    }
+
+    /// [`Segment::create`], mapped per `layout`. An existing name is an error of kind `AlreadyExists`.
+    pub fn create_at(name: &str, len: usize, layout: Layout) -> io::Result<Segment> {
         let cname = c_name(name)?;
         // SAFETY: cname is a valid C string; the flags ask for a new object readable by us only.
         let fd = unsafe {
@@ -53,7 +123,7 @@ impl Segment {
             }
             return Err(e);
         }
-        let mapped = Self::map_fd(fd, len, std::ptr::null_mut(), name);
+        let mapped = Self::map_laid_out(fd, len, layout, name);
         // SAFETY: the mapping (if any) holds its own reference to the object.
         unsafe { libc::close(fd) };
         if mapped.is_err() {
@@ -65,40 +135,118 @@ impl Segment {
 
     /// Maps the existing segment `name` (created by a peer), which must be `len` bytes long.
     pub fn open(name: &str, len: usize) -> io::Result<Segment> {
+        Self::open_at(name, len, Layout::default())
+    }
+
+    /// [`Segment::open`], mapped per `layout`.
+    pub fn open_at(name: &str, len: usize, layout: Layout) -> io::Result<Segment> {
         let cname = c_name(name)?;
         // SAFETY: cname is a valid C string.
         let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR, 0) };
         if fd < 0 {
             return Err(last_error("shm_open", name));
         }
-        let mapped = Self::map_fd(fd, len, std::ptr::null_mut(), name);
+        let mapped = Self::map_laid_out(fd, len, layout, name);
         // SAFETY: the mapping holds its own reference.
         unsafe { libc::close(fd) };
         mapped
     }
 
-    /// Creates `name`, fills it with the current contents of `base..base+len` (page aligned, in
-    /// this process) and maps it over that range, so the range keeps its contents but becomes
-    /// shared memory that peers can map. Used for the executable's global data.
+    /// Maps `fd` per `layout`: reserves `len + align` bytes of address space, maps the object over
+    /// the part where `aligned_at` falls on a multiple of `align`, returns the rest of the
+    /// reservation, then protects the guard range.
+    fn map_laid_out(fd: i32, len: usize, layout: Layout, name: &str) -> io::Result<Segment> {
+        let seg = if layout.align == 0 {
+            Self::map_fd(fd, len, std::ptr::null_mut(), name)?
+        } else {
+            let span = len.checked_add(layout.align).ok_or_else(|| {
+                io::Error::other(format!("mmap {name}: {len} bytes is too large"))
+            })?;
+            // SAFETY: reserving fresh address space, touching nothing that exists.
+            let reserved = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    span,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if reserved == libc::MAP_FAILED {
+                return Err(last_error("mmap (reserving address space for)", name));
+            }
+            let start = reserved as usize;
+            let base =
+                (start + layout.aligned_at).next_multiple_of(layout.align) - layout.aligned_at;
+            let base = if base < start {
+                base + layout.align
+            } else {
+                base
+            };
+            // SAFETY: [base, base + len) lies inside the reservation just made, ours to replace.
+            let seg = Self::map_fd(fd, len, base as *mut u8, name);
+            // SAFETY: giving back the parts of our own reservation outside the segment.
+            unsafe {
+                if base > start {
+                    libc::munmap(reserved, base - start);
+                }
+                let end = base + len;
+                if start + span > end {
+                    libc::munmap(end as *mut libc::c_void, start + span - end);
+                }
+            }
+            match seg {
+                Ok(seg) => seg,
+                Err(e) => {
+                    // SAFETY: the segment's range is still part of our reservation.
+                    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+                    return Err(e);
+                }
+            }
+        };
+        if let Some((off, guard)) = layout.guard {
+            // SAFETY: a page-aligned range inside the mapping just made.
+            let r = unsafe { libc::mprotect(seg.base.add(off).cast(), guard, libc::PROT_NONE) };
+            if r != 0 {
+                return Err(last_error("mprotect (guard page of)", name));
+            }
+        }
+        Ok(seg)
+    }
+
+    /// Creates a segment under the first free name `name()` returns (as
+    /// [`Segment::create_unique`]), fills it with the current contents of `base..base+len` (page
+    /// aligned, in this process) and maps it over that range, so the range keeps its contents but
+    /// becomes shared memory that peers can map. Used for the executable's global data.
     ///
     /// # Safety
     /// The range must be page aligned, mapped read-write, and no other thread may write it during
     /// the call.
-    pub unsafe fn create_over(name: &str, base: *mut u8, len: usize) -> io::Result<Segment> {
-        let staging = Segment::create(name, len)?;
+    pub unsafe fn create_over(
+        name: impl FnMut() -> io::Result<String>,
+        base: *mut u8,
+        len: usize,
+    ) -> io::Result<(Segment, String)> {
+        let (staging, name) = Segment::create_unique(name, len, Layout::default())?;
         // SAFETY: the caller guarantees the source range; staging is a fresh mapping of len bytes.
         unsafe { std::ptr::copy_nonoverlapping(base, staging.base, len) };
-        let cname = c_name(name)?;
+        let cname = c_name(&name)?;
         // SAFETY: the object exists (created above).
         let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR, 0) };
         if fd < 0 {
-            return Err(last_error("shm_open", name));
+            let e = last_error("shm_open", &name);
+            Self::unlink(&name);
+            return Err(e);
         }
-        let over = Self::map_fd(fd, len, base, name);
+        let over = Self::map_fd(fd, len, base, &name);
         // SAFETY: the mappings hold their own references.
         unsafe { libc::close(fd) };
         drop(staging);
-        over
+        if over.is_err() {
+            Self::unlink(&name);
+        }
+        over.map(|seg| (seg, name))
     }
 
     fn map_fd(fd: i32, len: usize, at: *mut u8, name: &str) -> io::Result<Segment> {
@@ -192,5 +340,72 @@ impl Drop for Segment {
     fn drop(&mut self) {
         // SAFETY: unmapping exactly the range this Segment mapped.
         unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test_name(tag: &str) -> String {
+        format!(
+            "/rshmem-test-{}-{tag}-{}",
+            std::process::id(),
+            random_token().unwrap()
+        )
+    }
+
+    #[test]
+    fn tokens_differ() {
+        let (a, b) = (random_token().unwrap(), random_token().unwrap());
+        assert_eq!(a.len(), 16);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_taken_name_is_retried_with_a_new_one() {
+        let squatted = test_name("squatted");
+        let fresh = test_name("fresh");
+        let squatter = Segment::create(&squatted, 4096).unwrap();
+        let mut names = [squatted.clone(), fresh.clone()].into_iter();
+        let (seg, name) =
+            Segment::create_unique(|| Ok(names.next().unwrap()), 4096, Layout::default()).unwrap();
+        assert_eq!(name, fresh);
+        assert_eq!(seg.len(), 4096);
+        Segment::unlink(&squatted);
+        Segment::unlink(&fresh);
+        drop(squatter);
+    }
+
+    #[test]
+    fn only_taken_names_is_reported_as_squatting() {
+        let squatted = test_name("always");
+        let _squatter = Segment::create(&squatted, 4096).unwrap();
+        let err = Segment::create_unique(|| Ok(squatted.clone()), 4096, Layout::default())
+            .err()
+            .unwrap();
+        Segment::unlink(&squatted);
+        assert!(
+            err.to_string().contains("another process creates segments"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn layout_aligns_and_guards() {
+        let name = test_name("layout");
+        let align = 1 << 24;
+        let layout = Layout {
+            aligned_at: 3 * 4096,
+            align,
+            guard: Some((4096, 4096)),
+        };
+        let seg = Segment::create_at(&name, 8 * 4096, layout).unwrap();
+        Segment::unlink(&name);
+        assert_eq!((seg.base() + 3 * 4096) % align, 0);
+        // The guard is PROT_NONE: mincore does not care, but /proc/self/maps shows it.
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let guard = format!("{:x}-{:x} ---", seg.base() + 4096, seg.base() + 2 * 4096);
+        assert!(maps.contains(&guard), "no {guard} in\n{maps}");
     }
 }

@@ -12,7 +12,10 @@ pub(crate) fn about() -> Vec<(String, String)> {
         None => "unknown (ucx_info not found; Debian: ucx-utils)".to_string(),
     };
     vec![
-        ("ucx.version".to_string(), format!("{major}.{minor}.{release}")),
+        (
+            "ucx.version".to_string(),
+            format!("{major}.{minor}.{release}"),
+        ),
         ("ucx.devices".to_string(), devices),
     ]
 }
@@ -47,4 +50,3 @@ fn ucx_devices() -> Option<Vec<String>> {
     }
     Some(devices)
 }
-

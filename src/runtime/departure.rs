@@ -1,0 +1,87 @@
+//! Finalization, explicit or at exit, as its own rendezvous, and the PEs that left.
+//!
+//! `shmem_finalize` and the implicit finalize of a PE that returns from `main` (or calls
+//! `exit(0)`) without it meet in a rendezvous of their own, never in a barrier a program could
+//! also be in: each arriving PE adds 1 to every PE's `finalized` word and to its own entry of every
+//! PE's `left` array (the control block), then waits until `finalized` counts every PE for this
+//! generation. So a PE that finalizes (or exits) while its peers still wait for it in a barrier
+//! cannot complete their barrier: their wait notices, in its slow path, that the PE it waits for
+//! has left ([`wait_for`]), and ends the job with a message naming that PE. A wait that does not
+//! know whom it waits for (wait_until, a lock) ends the job when every other PE has left, since
+//! then nobody can satisfy it. A correct program, whose PEs all finalize, exits 0 as before.
+//!
+//! Cost: nothing on a fast path (the checks run every few dozen yields of a blocked wait); the
+//! rendezvous is two control-word additions per PE per arriving PE, at finalize only.
+
+use super::world::World;
+use super::{wait, world};
+use crate::fatal;
+use crate::transport::shm::control::ASET_PES;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How many times this PE has entered the rendezvous.
+static FINALIZES: AtomicU64 = AtomicU64::new(0);
+
+/// The finalize rendezvous: tells every PE this one arrived, waits for all of them.
+pub fn rendezvous(w: &World, call: &'static str) {
+    let generation = FINALIZES.fetch_add(1, Ordering::AcqRel) + 1;
+    for pe in 0..w.npes {
+        if w.me < ASET_PES {
+            w.control_add(call, pe, |c| &c.left[w.me], 1);
+        }
+        w.control_add(call, pe, |c| &c.finalized.0, 1);
+    }
+    let target = generation * w.npes as u64;
+    let arrived = &w.control(w.me).finalized.0;
+    w.wait_until(|| arrived.load(Ordering::Acquire) >= target);
+}
+
+/// Whether `pe` is in (or past) a finalize this PE has not entered.
+fn has_left(w: &World, pe: usize) -> bool {
+    pe < ASET_PES
+        && pe != w.me
+        && w.control(w.me).left[pe].load(Ordering::Acquire) > FINALIZES.load(Ordering::Relaxed)
+}
+
+/// Waits until `done()` for something only world PE `from` can do (a barrier signal): if `from`
+/// has left meanwhile, the job ends with the error naming it and `call`.
+pub fn wait_for(w: &World, call: &'static str, from: usize, done: impl Fn() -> bool) {
+    let mut check = || {
+        if has_left(w, from) && !done() {
+            left_while_waited_for(call, from);
+        }
+    };
+    match w.remote() {
+        None => wait::until_watching(&done, || {}, &mut check),
+        Some(net) => wait::until_watching(&done, || net.poll(), &mut check),
+    }
+}
+
+/// The slow-path check of every wait: ends the job when every other PE has left (nobody can
+/// satisfy the wait any more).
+pub fn check_alone() {
+    let Some(w) = world::try_get() else {
+        return;
+    };
+    if w.npes < 2 {
+        return;
+    }
+    let generation = FINALIZES.load(Ordering::Relaxed);
+    let arrived = w.control(w.me).finalized.0.load(Ordering::Acquire);
+    if arrived >= generation * w.npes as u64 + (w.npes as u64 - 1) {
+        let first = (0..w.npes).find(|&pe| has_left(w, pe)).unwrap_or(0);
+        fatal!(
+            "wait",
+            "every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE still waits for something: ending the job"
+        );
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn left_while_waited_for(call: &'static str, pe: usize) -> ! {
+    fatal!(
+        call,
+        "PE {pe} has left (shmem_finalize, or returned from main / exit without it) while this PE waits for it: ending the job"
+    )
+}
