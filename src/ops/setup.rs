@@ -28,7 +28,7 @@ unsafe extern "C" {
 /// for it there ends the job naming it, see `runtime::departure`); then the launcher is told this
 /// PE is done. A PE exiting with an error status does not wait for anyone: the launcher ends the job.
 extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
-    if ABORTING.load(Ordering::SeqCst) || crate::runtime::fork::in_child() {
+    if ABORTING.load(Ordering::SeqCst) || world::in_child() {
         return;
     }
     if world::try_get().is_some() {
@@ -65,6 +65,7 @@ fn start(call: &'static str, level: c_int) {
         crate::collectives::barrier::world(world::get(call));
         crate::runtime::log::phase("first barrier", t);
         crate::runtime::wait::watch_parent();
+        crate::runtime::wait::set_slow_check(crate::runtime::departure::check_alone);
         if let Err(why) = crate::runtime::fork::protect(world::get(call)) {
             fatal!(call, "cannot register the fork handlers: {why}");
         }

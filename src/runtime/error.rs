@@ -32,7 +32,7 @@ pub fn abort_job(code: i32, text: &str) -> ! {
         let _ = writeln!(std::io::stderr(), "{text}");
     }
     // A fork child's launcher connection is its parent PE's: it ends alone.
-    if !super::fork::in_child() {
+    if !world::in_child() {
         world::with_bootstrap(|boot| boot.abort(code));
     }
     std::process::exit(code)

@@ -19,7 +19,7 @@ use super::world::{self, World};
 use crate::transport::shm::control;
 use crate::transport::shm::fork::{self, Span};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// What the child handler remaps: this PE's heap and global data, the peers' mappings.
 struct Plan {
@@ -29,15 +29,8 @@ struct Plan {
 }
 
 static PLAN: OnceLock<Plan> = OnceLock::new();
-/// True in a child process forked after `shmem_init`.
-static IN_CHILD: AtomicBool = AtomicBool::new(false);
 /// The pipe of the fork in progress (read end, write end), -1 when none.
 static PIPE: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
-
-/// Whether this process is a child forked from a PE after `shmem_init`.
-pub fn in_child() -> bool {
-    IN_CHILD.load(Ordering::Relaxed)
-}
 
 /// Registers the fork handlers for the World's mappings (once; the mappings live as long as the
 /// process, also across `shmem_finalize` and a later `shmem_init`).
@@ -82,7 +75,7 @@ pub fn protect(w: &World) -> Result<(), &'static str> {
 }
 
 unsafe extern "C" fn prepare() {
-    if PLAN.get().is_none() || in_child() {
+    if PLAN.get().is_none() || world::in_child() {
         return;
     }
     if let Some([r, w]) = fork::pipe() {
@@ -107,10 +100,10 @@ unsafe extern "C" fn child() {
     let Some(plan) = PLAN.get() else {
         return;
     };
-    if in_child() {
+    if world::in_child() {
         return;
     }
-    IN_CHILD.store(true, Ordering::Relaxed);
+    world::mark_child();
     let (r, w) = (
         PIPE[0].swap(-1, Ordering::Relaxed),
         PIPE[1].swap(-1, Ordering::Relaxed),

@@ -80,6 +80,15 @@ pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut()) {
     until_watching(done, poll, || {})
 }
 
+/// A check the slow path of every wait makes (`runtime::departure` registers one at init: a PE
+/// whose peers have all left ends the job instead of waiting forever).
+static SLOW_CHECK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Registers the check every wait makes in its slow path (once; later calls change nothing).
+pub fn set_slow_check(check: fn()) {
+    let _ = SLOW_CHECK.set(check);
+}
+
 /// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
 /// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
 pub fn until_watching(
@@ -110,8 +119,10 @@ pub fn until_watching(
         yields = yields.wrapping_add(1);
         if yields.is_multiple_of(PARENT_CHECK) {
             check_parent();
-            if !done() {
-                super::departure::check_alone();
+            if !done()
+                && let Some(check) = SLOW_CHECK.get()
+            {
+                check();
             }
             watch();
         }

@@ -25,7 +25,7 @@ use crate::bootstrap::Bootstrap;
 use crate::fatal;
 use crate::transport::shm::{Segment, control};
 use crate::transport::{self, Remote};
-use std::sync::atomic::{AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Which symmetric segment an address lies in.
@@ -128,7 +128,7 @@ pub fn try_get() -> Option<&'static World> {
 #[cold]
 #[inline(never)]
 fn not_initialized(call: &'static str) -> ! {
-    if super::fork::in_child() {
+    if in_child() {
         fatal!(
             call,
             "called in a child process after fork(): a PE's child may not use OpenSHMEM"
@@ -139,6 +139,19 @@ fn not_initialized(call: &'static str) -> ! {
     } else {
         fatal!(call, "called after shmem_finalize")
     }
+}
+
+/// True in a child process forked after `shmem_init` (`runtime::fork` sets it first thing).
+static IN_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process is a child forked from a PE after `shmem_init`.
+pub fn in_child() -> bool {
+    IN_CHILD.load(Ordering::Relaxed)
+}
+
+/// Marks this process as a fork child of a PE (`runtime::fork`'s child handler).
+pub fn mark_child() {
+    IN_CHILD.store(true, Ordering::Relaxed);
 }
 
 /// In a child forked after `shmem_init` (`runtime::fork`): the library is unusable here.
