@@ -1,7 +1,7 @@
 // Built with Sandia OpenSHMEM 1.5's names and a stand-in libsma.so, run with rshmem preloaded: the
 // pre-1.4 AMO names for the sized and unsigned types that its C11 generics select, its signed
-// bitwise team reductions and its shmemx_ signal routines are rshmem's, and do what the spec
-// routines do.
+// bitwise team reductions, its short array waits and tests and its shmemx_ signal routines are
+// rshmem's, and do what the spec routines do.
 // build: sos
 // pes: 2 4
 // timeout: 60
@@ -20,6 +20,8 @@ static int isrc, idst;
 static long lsrc, ldst;
 static short ssrc, sdst;
 static uint64_t sig;
+static short sflags[3];
+static unsigned short uflags[3];
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -64,6 +66,20 @@ int main(void) {
     shmem_barrier_all();
     shmemx_ctx_signal_set(SHMEM_CTX_DEFAULT, &sig, 9, (me + 1) % n);
     CHECK(shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 9) == 9);
+    shmem_barrier_all();
+    // The short array waits and tests, with SOS's comparison values: the left neighbour raises
+    // element 1 of each array to 5.
+    shmem_short_p(&sflags[1], 5, (me + 1) % n);
+    shmem_ushort_p(&uflags[1], 5, (me + 1) % n);
+    int only1[3] = {1, 0, 1};
+    shmem_short_wait_until_all(sflags, 3, only1, SHMEM_CMP_EQ, 5);
+    CHECK(shmem_ushort_wait_until_any(uflags, 3, NULL, SHMEM_CMP_GE, 5) == 1);
+    size_t idx[3];
+    CHECK(shmem_short_test_some(sflags, 3, idx, NULL, SHMEM_CMP_LT, 5) == 2);
+    CHECK(idx[0] == 0 && idx[1] == 2);
+    unsigned short want[3] = {0, 5, 0};
+    CHECK(shmem_ushort_test_all_vector(uflags, 3, NULL, SHMEM_CMP_EQ, want) == 1);
+    CHECK(shmem_ushort_test_all_vector(uflags, 3, NULL, SHMEM_CMP_NE, want) == 0);
     shmem_barrier_all();
     if (me == 0) printf("sos_names: ok on %d PEs\n", n);
     shmem_finalize();

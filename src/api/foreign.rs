@@ -11,7 +11,7 @@
 
 use crate::ops::{amo, p2p, reduce, rma, setup, signal};
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t, shmem_team_t};
-use std::ffi::{c_int, c_long, c_longlong, c_short, c_uint, c_ulong, c_ulonglong};
+use std::ffi::{c_int, c_long, c_longlong, c_short, c_uint, c_ulong, c_ulonglong, c_ushort};
 
 /// `shmem_int_atomic_and` (Open MPI OSHMEM 4.1's name; as `shmem_ulong_atomic_and`).
 #[unsafe(no_mangle)]
@@ -5013,4 +5013,1092 @@ pub unsafe extern "C" fn pshmemx_ctx_signal_set(
     pe: c_int,
 ) {
     signal::set("shmemx_ctx_signal_set", ctx, sig_addr, signal, pe)
+}
+
+/// `shmem_short_wait_until_all` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_all(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all(
+            "shmem_short_wait_until_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_all`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_all(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all(
+            "shmem_short_wait_until_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_all` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_all(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all(
+            "shmem_ushort_wait_until_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_all`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_all(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all(
+            "shmem_ushort_wait_until_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_wait_until_any` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_any(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any(
+            "shmem_short_wait_until_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_any`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_any(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any(
+            "shmem_short_wait_until_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_any` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_any(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any(
+            "shmem_ushort_wait_until_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_any`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_any(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any(
+            "shmem_ushort_wait_until_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_wait_until_some` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_some(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some(
+            "shmem_short_wait_until_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_some`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_some(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some(
+            "shmem_short_wait_until_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_some` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_some(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some(
+            "shmem_ushort_wait_until_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_some`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_some(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some(
+            "shmem_ushort_wait_until_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_wait_until_all_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_all_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all_vector(
+            "shmem_short_wait_until_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_all_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_all_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all_vector(
+            "shmem_short_wait_until_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_all_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_all_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all_vector(
+            "shmem_ushort_wait_until_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_all_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_all_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_all_vector(
+            "shmem_ushort_wait_until_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_short_wait_until_any_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_any_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any_vector(
+            "shmem_short_wait_until_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_any_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_any_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any_vector(
+            "shmem_short_wait_until_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_any_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_any_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any_vector(
+            "shmem_ushort_wait_until_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_any_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_any_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_any_vector(
+            "shmem_ushort_wait_until_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_short_wait_until_some_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_wait_until_some_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some_vector(
+            "shmem_short_wait_until_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_wait_until_some_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_wait_until_some_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some_vector(
+            "shmem_short_wait_until_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_wait_until_some_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_wait_until_some_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some_vector(
+            "shmem_ushort_wait_until_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_wait_until_some_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_wait_until_some_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::wait_until_some_vector(
+            "shmem_ushort_wait_until_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_short_test_all` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_all(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all(
+            "shmem_short_test_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_all`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_all(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all(
+            "shmem_short_test_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_test_all` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_all(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all(
+            "shmem_ushort_test_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_all`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_all(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all(
+            "shmem_ushort_test_all",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_test_any` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_any(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any(
+            "shmem_short_test_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_any`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_any(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any(
+            "shmem_short_test_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_test_any` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_any(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any(
+            "shmem_ushort_test_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_any`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_any(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any(
+            "shmem_ushort_test_any",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_test_some` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_some(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some(
+            "shmem_short_test_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_some`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_some(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some(
+            "shmem_short_test_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_ushort_test_some` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_some(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some(
+            "shmem_ushort_test_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_some`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_some(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_value: c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some(
+            "shmem_ushort_test_some",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_value,
+        )
+    }
+}
+
+/// `shmem_short_test_all_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_all_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all_vector(
+            "shmem_short_test_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_all_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_all_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all_vector(
+            "shmem_short_test_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_test_all_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_all_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all_vector(
+            "shmem_ushort_test_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_all_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_all_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> c_int {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_all_vector(
+            "shmem_ushort_test_all_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_short_test_any_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_any_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any_vector(
+            "shmem_short_test_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_any_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_any_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any_vector(
+            "shmem_short_test_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_test_any_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_any_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any_vector(
+            "shmem_ushort_test_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_any_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_any_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_any_vector(
+            "shmem_ushort_test_any_vector",
+            ivars,
+            nelems,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_short_test_some_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_test_some_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some_vector(
+            "shmem_short_test_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_short_test_some_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_short_test_some_vector(
+    ivars: *mut c_short,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_short,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some_vector(
+            "shmem_short_test_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// `shmem_ushort_test_some_vector` (Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_ushort_test_some_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some_vector(
+            "shmem_ushort_test_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
+}
+
+/// Profiling twin of [`shmem_ushort_test_some_vector`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pshmem_ushort_test_some_vector(
+    ivars: *mut c_ushort,
+    nelems: usize,
+    indices: *mut usize,
+    status: *const c_int,
+    cmp: c_int,
+    cmp_values: *const c_ushort,
+) -> usize {
+    // SAFETY: the C caller passes arguments that meet this routine's requirements in the spec.
+    unsafe {
+        p2p::test_some_vector(
+            "shmem_ushort_test_some_vector",
+            ivars,
+            nelems,
+            indices,
+            status,
+            cmp,
+            cmp_values,
+        )
+    }
 }

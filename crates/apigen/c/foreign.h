@@ -804,6 +804,102 @@ void pshmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
 void shmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 void pshmemx_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all` */
+void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+void pshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all` */
+void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+void pshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any` */
+size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+size_t pshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any` */
+size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+size_t pshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some` */
+size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+size_t pshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some` */
+size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+size_t pshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector` */
+void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+void pshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector` */
+void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+void pshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector` */
+size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+size_t pshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector` */
+size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+size_t pshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector` */
+size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+size_t pshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector` */
+size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+size_t pshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all` */
+int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+int pshmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all` */
+int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+int pshmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any` */
+size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+size_t pshmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any` */
+size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+size_t pshmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some` */
+size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+size_t pshmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some` */
+size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+size_t pshmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector` */
+int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+int pshmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector` */
+int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+int pshmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector` */
+size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+size_t pshmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector` */
+size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+size_t pshmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector` */
+size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+size_t pshmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector` */
+size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+size_t pshmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,6 +65,12 @@ const SOS_OLD_AMO: &[(&str, &str, &str)] = &[
     ("size", "size_t", "long"),
     ("ptrdiff", "ptrdiff_t", "long"),
 ];
+/// SOS's `short`/`unsigned short` array waits and tests (the spec keeps `short` only for the
+/// deprecated single-variable forms), modelled on `long`.
+const SOS_SHORT_P2P: &[(&str, &str, &str)] = &[
+    ("short", "short", "long"),
+    ("ushort", "unsigned short", "long"),
+];
 /// SOS's signed bitwise team reductions, modelled on the unsigned type of each size.
 const SOS_SIGNED_REDUCE: &[(&str, &str, &str)] = &[
     ("short", "short", "ushort"),
@@ -249,6 +255,38 @@ pub const FOREIGN: &[Foreign] = &[
             "shmem_ctx_signal_set",
         ],
         types: PLAIN,
+    },
+    Foreign {
+        origin: SOS,
+        names: &[
+            "shmem_TYPENAME_wait_until_all",
+            "shmem_TYPENAME_wait_until_any",
+            "shmem_TYPENAME_wait_until_some",
+            "shmem_TYPENAME_wait_until_all_vector",
+            "shmem_TYPENAME_wait_until_any_vector",
+            "shmem_TYPENAME_wait_until_some_vector",
+            "shmem_TYPENAME_test_all",
+            "shmem_TYPENAME_test_any",
+            "shmem_TYPENAME_test_some",
+            "shmem_TYPENAME_test_all_vector",
+            "shmem_TYPENAME_test_any_vector",
+            "shmem_TYPENAME_test_some_vector",
+        ],
+        models: &[
+            "shmem_TYPENAME_wait_until_all",
+            "shmem_TYPENAME_wait_until_any",
+            "shmem_TYPENAME_wait_until_some",
+            "shmem_TYPENAME_wait_until_all_vector",
+            "shmem_TYPENAME_wait_until_any_vector",
+            "shmem_TYPENAME_wait_until_some_vector",
+            "shmem_TYPENAME_test_all",
+            "shmem_TYPENAME_test_any",
+            "shmem_TYPENAME_test_some",
+            "shmem_TYPENAME_test_all_vector",
+            "shmem_TYPENAME_test_any_vector",
+            "shmem_TYPENAME_test_some_vector",
+        ],
+        types: SOS_SHORT_P2P,
     },
 ];
 
