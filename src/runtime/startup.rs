@@ -357,12 +357,16 @@ pub(super) fn build(call: &'static str) -> World {
         base: heap.base(),
         len: heap_len,
         start: control::USER_OFFSET,
+        user: heap.base() + control::USER_OFFSET,
+        user_len: heap_len - control::USER_OFFSET,
         peers: heap_peers.into(),
     };
     let data_view = SegmentView {
         base: data.as_ref().map_or(0, Segment::base),
         len: data_len,
         start: 0,
+        user: data.as_ref().map_or(0, Segment::base),
+        user_len: data_len,
         peers: data_peers.into(),
     };
     mappings.push(heap);

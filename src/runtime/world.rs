@@ -65,6 +65,9 @@ pub struct SegmentView {
     pub base: usize,
     pub len: usize,
     pub start: usize,
+    /// `base + start` and `len - start`: the program's range, precomputed for [`World::locate`].
+    pub user: usize,
+    pub user_len: usize,
     pub peers: Box<[usize]>,
 }
 
@@ -274,9 +277,8 @@ impl World {
     #[inline(always)]
     pub fn locate(&self, addr: usize, len: usize) -> Option<(Seg, usize)> {
         for (seg, s) in [Seg::Heap, Seg::Data].into_iter().zip(&self.segments) {
-            let off = addr.wrapping_sub(s.base + s.start);
-            let user = s.len - s.start;
-            if off < user && len <= user - off {
+            let off = addr.wrapping_sub(s.user);
+            if off < s.user_len && len <= s.user_len - off {
                 return Some((seg, s.start + off));
             }
         }
