@@ -62,7 +62,7 @@ pub unsafe fn team_create_ctx(
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
     let _ = world::get(call);
-    let slot = handle::team(team).map(|(slot, _)| slot);
+    let slot = handle::team_or_invalid(call, team).map(|(slot, _)| slot);
     // SAFETY: forwarded contract.
     unsafe { create(call, slot, options, ctx) }
 }

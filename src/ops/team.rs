@@ -29,13 +29,13 @@ const FAILED: c_int = -1;
 /// `shmem_team_my_pe`: this PE's number in `team`, -1 for an invalid team.
 pub fn team_my_pe(call: &'static str, team: shmem_team_t) -> c_int {
     let _ = world::get(call);
-    handle::team(team).map_or(-1, |(_, t)| t.members().me as c_int)
+    handle::team_or_invalid(call, team).map_or(-1, |(_, t)| t.members().me as c_int)
 }
 
 /// `shmem_team_n_pes`: the number of PEs in `team`, -1 for an invalid team.
 pub fn team_n_pes(call: &'static str, team: shmem_team_t) -> c_int {
     let _ = world::get(call);
-    handle::team(team).map_or(-1, |(_, t)| t.members().size as c_int)
+    handle::team_or_invalid(call, team).map_or(-1, |(_, t)| t.members().size as c_int)
 }
 
 /// `shmem_team_get_config`: the configuration fields `config_mask` selects.
@@ -50,7 +50,7 @@ pub unsafe fn team_get_config(
 ) -> c_int {
     let _ = world::get(call);
     let config_mask = personality::team_mask(call, config_mask);
-    let Some((_, t)) = handle::team(team) else {
+    let Some((_, t)) = handle::team_or_invalid(call, team) else {
         return FAILED;
     };
     if config.is_null() || config_mask & !SHMEM_TEAM_NUM_CONTEXTS != 0 {
@@ -71,7 +71,10 @@ pub fn team_translate_pe(
     dest_team: shmem_team_t,
 ) -> c_int {
     let _ = world::get(call);
-    let (Some((_, s)), Some((_, d))) = (handle::team(src_team), handle::team(dest_team)) else {
+    let (Some((_, s)), Some((_, d))) = (
+        handle::team_or_invalid(call, src_team),
+        handle::team_or_invalid(call, dest_team),
+    ) else {
         return -1;
     };
     let s = s.members();
@@ -91,7 +94,7 @@ pub fn team_ptr(
     pe: c_int,
 ) -> *mut c_void {
     let w = world::get(call);
-    let Some((_, t)) = handle::team(team) else {
+    let Some((_, t)) = handle::team_or_invalid(call, team) else {
         return std::ptr::null_mut();
     };
     let m = t.members();
@@ -235,7 +238,7 @@ pub unsafe fn team_split_strided(
     let w = world::get(call);
     // SAFETY: forwarded contract.
     unsafe { set(new_team, shmem_team_t::INVALID) };
-    let Some((slot, parent)) = handle::team(parent_team) else {
+    let Some((slot, parent)) = handle::team_or_invalid(call, parent_team) else {
         return FAILED;
     };
     let parent = parent.members();
@@ -280,7 +283,7 @@ pub unsafe fn team_split_2d(
         set(xaxis_team, shmem_team_t::INVALID);
         set(yaxis_team, shmem_team_t::INVALID);
     }
-    let Some((slot, parent)) = handle::team(parent_team) else {
+    let Some((slot, parent)) = handle::team_or_invalid(call, parent_team) else {
         return FAILED;
     };
     let parent = parent.members();
@@ -330,7 +333,7 @@ pub fn team_destroy(call: &'static str, team: shmem_team_t) {
     if team == shmem_team_t::INVALID {
         return;
     }
-    let Some((slot, t)) = handle::team(team) else {
+    let Some((slot, t)) = handle::team_or_invalid(call, team) else {
         fatal!(call, "team = {:p} is not a team of this PE", team.0)
     };
     if slot <= SHARED_SLOT {

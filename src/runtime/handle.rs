@@ -218,6 +218,26 @@ pub fn team(t: shmem_team_t) -> Option<(usize, &'static Team)> {
         .or_else(|| foreign_team(t))
 }
 
+/// [`team`] for a routine that reports an invalid team by its return value: `None` for
+/// `SHMEM_TEAM_INVALID` (NULL) and for a team destroyed since; a handle that is neither (not a team
+/// of this library nor a predefined handle of the detected personality) is the error naming it and
+/// `call`, never a silent -1.
+#[inline]
+pub fn team_or_invalid(call: &'static str, t: shmem_team_t) -> Option<(usize, &'static Team)> {
+    let found = team(t);
+    if found.is_none() && !t.0.is_null() && element(&TEAMS, t.0 as usize).is_none() {
+        unknown_team(call, t);
+    }
+    found
+}
+
+#[cold]
+#[inline(never)]
+fn unknown_team(call: &'static str, t: shmem_team_t) -> ! {
+    let why = super::personality::unknown_handle("team", "team", t.0 as usize);
+    crate::fatal!(call, "{why}")
+}
+
 #[cold]
 #[inline(never)]
 fn foreign_team(t: shmem_team_t) -> Option<(usize, &'static Team)> {
