@@ -57,9 +57,10 @@ pub fn wait_for(w: &World, call: &'static str, from: usize, done: impl Fn() -> b
     }
 }
 
-/// The slow-path check of every wait: ends the job when every other PE has left (nobody can
-/// satisfy the wait any more).
-pub fn check_alone() {
+/// The slow-path check of every wait: ends the job when every other PE has left and the wait is
+/// still not satisfied (nobody can satisfy it any more). `done` is read after the count of PEs
+/// that left: a PE that satisfies the wait and then finalizes is seen as having satisfied it.
+pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     let Some(w) = world::try_get() else {
         return;
     };
@@ -68,7 +69,7 @@ pub fn check_alone() {
     }
     let generation = FINALIZES.load(Ordering::Relaxed);
     let arrived = w.control(w.me).finalized.0.load(Ordering::Acquire);
-    if arrived >= generation * w.npes as u64 + (w.npes as u64 - 1) {
+    if arrived >= generation * w.npes as u64 + (w.npes as u64 - 1) && !done() {
         let first = (0..w.npes).find(|&pe| has_left(w, pe)).unwrap_or(0);
         fatal!(
             "wait",

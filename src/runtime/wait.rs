@@ -82,10 +82,11 @@ pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut()) {
 
 /// A check the slow path of every wait makes (`runtime::departure` registers one at init: a PE
 /// whose peers have all left ends the job instead of waiting forever).
-static SLOW_CHECK: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+static SLOW_CHECK: std::sync::OnceLock<fn(&mut dyn FnMut() -> bool)> = std::sync::OnceLock::new();
 
-/// Registers the check every wait makes in its slow path (once; later calls change nothing).
-pub fn set_slow_check(check: fn()) {
+/// Registers the check every wait makes in its slow path, given the wait's condition (once; later
+/// calls change nothing).
+pub fn set_slow_check(check: fn(&mut dyn FnMut() -> bool)) {
     let _ = SLOW_CHECK.set(check);
 }
 
@@ -119,10 +120,8 @@ pub fn until_watching(
         yields = yields.wrapping_add(1);
         if yields.is_multiple_of(PARENT_CHECK) {
             check_parent();
-            if !done()
-                && let Some(check) = SLOW_CHECK.get()
-            {
-                check();
+            if let Some(check) = SLOW_CHECK.get() {
+                check(&mut done);
             }
             watch();
         }
