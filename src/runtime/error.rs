@@ -35,6 +35,15 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     if !world::in_child() {
         world::with_bootstrap(|boot| boot.abort(code));
     }
+    if world::try_get().is_some_and(|w| w.remote().is_some()) {
+        // The network's progress thread may be inside UCX while `exit` runs UCX's destructors,
+        // which then dies by SIGABRT instead of this exit code: leave without destructors.
+        // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process at once.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(code)
+        }
+    }
     std::process::exit(code)
 }
 
