@@ -8,6 +8,7 @@
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "check.h"
 
 enum { N = 5, MAXPE = 8 };
 
@@ -17,15 +18,6 @@ static long psync[SHMEM_SYNC_SIZE];
 static long psync2[SHMEM_BARRIER_SYNC_SIZE];
 static uint64_t src[MAXPE * N * 3], dst[MAXPE * N * 3];
 static int counter;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 20) {                                                            \
-            fprintf(stderr, "[PE %d] active_set: ", me);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static uint64_t val(int i, int j, int k) { return (uint64_t)(i * 10000 + j * 100 + k + 1); }
 

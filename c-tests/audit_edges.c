@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#define CHECK_LIMIT 30
+#include "check.h"
 
 #define N 8
 
@@ -26,15 +28,6 @@ static long src[N], dst[N], red[N];
 static uint64_t sig;
 static long counter;
 static int errors, me, npes;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond) && errors++ < 30) {                                    \
-            fprintf(stderr, "[PE %d] audit_edges: ", me);                  \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
-    } while (0)
 
 static void fill(long *a, long base)
 {

@@ -10,21 +10,14 @@
 #include <string.h>
 
 #include "generated/types.h"
+#define CHECK_LIMIT 30
+#include "check.h"
 
 enum { N = 7, DST = 2, SST = 3, BYTES = 16384 };
 
 static int me, npes;
 static long errors;
 static char *sbuf, *dbuf;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 30) {                                                            \
-            fprintf(stderr, "[PE %d] coll: ", me);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 /* Element k of team PE i's contribution, and element k of what team PE i sends to PE j. */
 static int val(int i, int k) { return (i * 13 + k + 1) % 100; }

@@ -4,6 +4,7 @@
 #include <complex.h>
 #include <shmem.h>
 #include <stdio.h>
+#include "check.h"
 
 static int me, npes;
 static long errors;
@@ -12,15 +13,6 @@ static double dsrc[2], ddst[2];
 static unsigned long usrc, udst;
 static double _Complex csrc, cdst;
 static long lsrc, ldst;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 20) {                                                            \
-            fprintf(stderr, "[PE %d] coll_generic: ", me);                                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 int main(void)
 {

@@ -9,21 +9,14 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <string.h>
+#define CHECK_LIMIT 30
+#include "check.h"
 
 enum { N = 20011 }; /* a prime: never a multiple of the team size */
 
 static int me, npes;
 static long errors;
 static long psync[SHMEM_BCAST_SYNC_SIZE];
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 30) {                                                            \
-            fprintf(stderr, "[PE %d] coll_large: ", me);                                           \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static double dval(int i, int k) { return 1.0 / (double)(i + 3) + (double)(k % 97) * 0.125; }
 static long lval(int i, int k) { return (long)((i * 7919 + k * 31) % 10007); }

@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <shmem.h>
 #include <stdio.h>
+#define CHECK_COUNT() (__atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED) < CHECK_LIMIT)
+#include "check.h"
 
 enum { THREADS = 4, ITERS = 200, WORDS = 64 };
 
@@ -17,15 +19,6 @@ static long errors;
 static long box[THREADS][WORDS];
 static long flag[THREADS];
 static long team_box[2];
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED) < 20) {                    \
-            fprintf(stderr, "[PE %d] ctx: ", me);                                                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 /* Each thread, on its own context: rounds of WORDS puts to the next PE, quiet on that context,
  * then a flag; the next PE's thread of the same number waits for the flag and checks the words. */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "generated/types.h"
+#define CHECK_LIMIT 30
+#include "check.h"
 
 enum { N = 9 };
 
@@ -18,15 +20,6 @@ static long errors;
 static long double src[N], dst[N]; /* long double: aligned and large enough for every type */
 static long double work[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 30) {                                                            \
-            fprintf(stderr, "[PE %d] reduce: ", me);                                               \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 /* The imaginary unit for complex types, 0 for the others. */
 #define IMAG(TYPE) _Generic((TYPE)0, double _Complex: I, float _Complex: I, default: 0)

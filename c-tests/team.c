@@ -7,18 +7,10 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "check.h"
 
 static int me, npes;
 static long errors;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 20) {                                                            \
-            fprintf(stderr, "[PE %d] team: ", me);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static long src, dst;
 

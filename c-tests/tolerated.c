@@ -17,17 +17,9 @@
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "check.h"
 
 static int errors, me;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond) && errors++ < 20) {                                    \
-            fprintf(stderr, "[PE %d] tolerated: ", me);                    \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
-    } while (0)
 
 int main(void)
 {

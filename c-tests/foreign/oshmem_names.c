@@ -8,6 +8,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 #include <stdio.h>
+#include "../check.h"
 
 static int ibits;
 static long lbits;
@@ -24,18 +25,10 @@ static int64_t pWrk64[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static int32_t pWrk32[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static int16_t pWrk16[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[PE %d] %s:%d: %s\n", me, __FILE__, __LINE__, #cond);                \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 int main(void) {
     shmem_init();
     int me = my_pe(), n = num_pes();
-    CHECK(me == shmem_my_pe() && n == shmem_n_pes());
+    REQUIRE(me == shmem_my_pe() && n == shmem_n_pes());
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) pSync[i] = SHMEM_SYNC_VALUE;
     if (me == 0) {
         ibits = -1;
@@ -53,7 +46,7 @@ int main(void) {
     if (me == 0) {
         int want = -1;
         for (int p = 0; p < n; p++) want &= ~(1 << p);
-        CHECK(ibits == want && lbits == (long)want && llbits == (long long)want);
+        REQUIRE(ibits == want && lbits == (long)want && llbits == (long long)want);
         ibits = lbits = llbits = 0;
     }
     shmem_barrier_all();
@@ -89,7 +82,7 @@ int main(void) {
     if (me == 0) {
         long want = (n % 2) ? (1L << 20) : 0;
         for (int p = 0; p < n; p++) want |= 1L << (8 + p);
-        CHECK(ibits == (int)want && lbits == want && llbits == (long long)want);
+        REQUIRE(ibits == (int)want && lbits == want && llbits == (long long)want);
     }
 
     /* shmemx_ sized routines. */
@@ -101,48 +94,48 @@ int main(void) {
     shmemx_uint32_atomic_or(&u32, 1u << me, 0);
     shmemx_int16_p(&s16, (int16_t)(7 + me), (me + 1) % n);
     shmem_barrier_all();
-    CHECK(shmemx_int32_fetch(&x32, 0) == 3 * n);
-    CHECK(shmemx_int64_g(&x64, 0) == 6 * n);
-    CHECK(shmemx_uint32_atomic_fetch_or(&u32, 0, 0) == (uint32_t)((1ull << n) - 1));
-    CHECK(s16 == 7 + (me + n - 1) % n);
-    CHECK(shmemx_int16_g(&s16, (me + 1) % n) == 7 + me);
+    REQUIRE(shmemx_int32_fetch(&x32, 0) == 3 * n);
+    REQUIRE(shmemx_int64_g(&x64, 0) == 6 * n);
+    REQUIRE(shmemx_uint32_atomic_fetch_or(&u32, 0, 0) == (uint32_t)((1ull << n) - 1));
+    REQUIRE(s16 == 7 + (me + n - 1) % n);
+    REQUIRE(shmemx_int16_g(&s16, (me + 1) % n) == 7 + me);
     shmem_barrier_all();
     if (me == 0) {
-        CHECK(shmemx_int32_swap(&x32, 42, 1) == 0);
-        CHECK(shmemx_int32_cswap(&x32, 42, 43, 1) == 42);
+        REQUIRE(shmemx_int32_swap(&x32, 42, 1) == 0);
+        REQUIRE(shmemx_int32_cswap(&x32, 42, 43, 1) == 42);
         shmemx_int64_set(&x64, -9, 1);
         shmemx_int32_p(&x32, 44, 1);
         shmemx_int64_p(&x64, -10, 1);
-        CHECK(shmemx_int32_g(&x32, 1) == 44);
-        CHECK(shmemx_int64_swap(&x64, 11, 1) == -10);
-        CHECK(shmemx_int64_cswap(&x64, 11, 12, 1) == 11);
-        CHECK(shmemx_int32_finc(&x32, 1) == 44);
-        CHECK(shmemx_int64_fetch(&x64, 1) == 12);
+        REQUIRE(shmemx_int32_g(&x32, 1) == 44);
+        REQUIRE(shmemx_int64_swap(&x64, 11, 1) == -10);
+        REQUIRE(shmemx_int64_cswap(&x64, 11, 12, 1) == 11);
+        REQUIRE(shmemx_int32_finc(&x32, 1) == 44);
+        REQUIRE(shmemx_int64_fetch(&x64, 1) == 12);
         shmemx_int32_set(&x32, 45, 1);
         shmemx_int64_add(&x64, 1, 1);
         shmemx_int64_inc(&x64, 1);
-        CHECK(shmemx_int32_fadd(&x32, 0, 1) == 45);
-        CHECK(shmemx_int64_atomic_fetch_and(&x64, 14, 1) == 14);
+        REQUIRE(shmemx_int32_fadd(&x32, 0, 1) == 45);
+        REQUIRE(shmemx_int64_atomic_fetch_and(&x64, 14, 1) == 14);
         shmemx_int64_atomic_or(&x64, 1, 1);
         shmemx_int64_atomic_xor(&x64, 2, 1);
-        CHECK(shmemx_int64_atomic_fetch_xor(&x64, 0, 1) == 13);
+        REQUIRE(shmemx_int64_atomic_fetch_xor(&x64, 0, 1) == 13);
         shmemx_int32_atomic_and(&x32, 5, 1);
         shmemx_int32_atomic_or(&x32, 2, 1);
         shmemx_int32_atomic_xor(&x32, 1, 1);
-        CHECK(shmemx_int32_atomic_fetch_or(&x32, 0, 1) == 6);
-        CHECK(shmemx_int32_atomic_fetch_and(&x32, -1, 1) == 6);
-        CHECK(shmemx_int32_atomic_fetch_xor(&x32, 0, 1) == 6);
+        REQUIRE(shmemx_int32_atomic_fetch_or(&x32, 0, 1) == 6);
+        REQUIRE(shmemx_int32_atomic_fetch_and(&x32, -1, 1) == 6);
+        REQUIRE(shmemx_int32_atomic_fetch_xor(&x32, 0, 1) == 6);
         shmemx_uint32_atomic_and(&u32, 1, 1);
         shmemx_uint32_atomic_xor(&u32, 2, 1);
-        CHECK(shmemx_uint32_atomic_fetch_and(&u32, 3, 1) == 2);
-        CHECK(shmemx_uint32_atomic_fetch_xor(&u32, 0, 1) == 2);
+        REQUIRE(shmemx_uint32_atomic_fetch_and(&u32, 3, 1) == 2);
+        REQUIRE(shmemx_uint32_atomic_fetch_xor(&u32, 0, 1) == 2);
         uint64_t u64 = shmemx_uint64_atomic_fetch_or((uint64_t *)&x64, 0, 1);
-        CHECK(u64 == 13);
+        REQUIRE(u64 == 13);
         shmemx_uint64_atomic_and((uint64_t *)&x64, 15, 1);
         shmemx_uint64_atomic_or((uint64_t *)&x64, 0, 1);
         shmemx_uint64_atomic_xor((uint64_t *)&x64, 0, 1);
-        CHECK(shmemx_uint64_atomic_fetch_and((uint64_t *)&x64, 15, 1) == 13);
-        CHECK(shmemx_uint64_atomic_fetch_xor((uint64_t *)&x64, 0, 1) == 13);
+        REQUIRE(shmemx_uint64_atomic_fetch_and((uint64_t *)&x64, 15, 1) == 13);
+        REQUIRE(shmemx_uint64_atomic_fetch_xor((uint64_t *)&x64, 0, 1) == 13);
         shmemx_int32_p(&x32, 1000, 1);
         shmemx_int64_p(&x64, 2000, 1);
     }
@@ -159,71 +152,71 @@ int main(void) {
     shmem_barrier_all();
     shmemx_int16_sum_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == n * (n + 1) / 2);
+    REQUIRE(r16dst == n * (n + 1) / 2);
     shmemx_int32_prod_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
     int32_t fact = 1;
     for (int p = 1; p <= n; p++) fact *= p;
-    CHECK(r32dst == fact);
+    REQUIRE(r32dst == fact);
     shmemx_int64_max_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == n);
+    REQUIRE(r64dst == n);
     shmemx_int64_min_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == 1);
+    REQUIRE(r64dst == 1);
     shmemx_int32_or_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
     int32_t ors = 0, xors = 0;
     for (int p = 1; p <= n; p++) ors |= p, xors ^= p;
-    CHECK(r32dst == ors);
+    REQUIRE(r32dst == ors);
     shmemx_int32_xor_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
-    CHECK(r32dst == xors);
+    REQUIRE(r32dst == xors);
     shmemx_int16_and_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == (n == 1 ? 1 : 0));
+    REQUIRE(r16dst == (n == 1 ? 1 : 0));
     shmemx_int64_sum_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == n * (n + 1) / 2);
+    REQUIRE(r64dst == n * (n + 1) / 2);
     shmemx_int16_max_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == n);
+    REQUIRE(r16dst == n);
     shmemx_int16_min_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == 1);
+    REQUIRE(r16dst == 1);
     shmemx_int16_prod_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == (int16_t)fact);
+    REQUIRE(r16dst == (int16_t)fact);
     shmemx_int16_or_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == ors);
+    REQUIRE(r16dst == ors);
     shmemx_int16_xor_to_all(&r16dst, &r16src, 1, 0, 0, n, pWrk16, pSync);
     shmem_barrier_all();
-    CHECK(r16dst == xors);
+    REQUIRE(r16dst == xors);
     shmemx_int32_sum_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
-    CHECK(r32dst == n * (n + 1) / 2);
+    REQUIRE(r32dst == n * (n + 1) / 2);
     shmemx_int32_and_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
-    CHECK(r32dst == (n == 1 ? 1 : 0));
+    REQUIRE(r32dst == (n == 1 ? 1 : 0));
     shmemx_int32_max_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
-    CHECK(r32dst == n);
+    REQUIRE(r32dst == n);
     shmemx_int32_min_to_all(&r32dst, &r32src, 1, 0, 0, n, pWrk32, pSync);
     shmem_barrier_all();
-    CHECK(r32dst == 1);
+    REQUIRE(r32dst == 1);
     shmemx_int64_prod_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == fact);
+    REQUIRE(r64dst == fact);
     shmemx_int64_and_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == (n == 1 ? 1 : 0));
+    REQUIRE(r64dst == (n == 1 ? 1 : 0));
     shmemx_int64_or_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == ors);
+    REQUIRE(r64dst == ors);
     shmemx_int64_xor_to_all(&r64dst, &r64src, 1, 0, 0, n, pWrk64, pSync);
     shmem_barrier_all();
-    CHECK(r64dst == xors);
+    REQUIRE(r64dst == xors);
     if (me == 0) printf("oshmem_names: ok on %d PEs\n", n);
     shmem_finalize();
     return 0;

@@ -9,16 +9,9 @@
 #include <dlfcn.h>
 #include <shmem.h>
 #include <stdio.h>
+#include "../check.h"
 
 static long slot[16];
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[PE %d] %s:%d: %s\n", me, __FILE__, __LINE__, #cond);                \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 static void *own(void *lib, const char *name) {
     void **addr = dlsym(lib, name);
@@ -27,35 +20,35 @@ static void *own(void *lib, const char *name) {
 
 int main(void) {
     int provided = -1, me = -1;
-    CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0);
+    REQUIRE(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0);
     me = shmem_my_pe();
     int n = shmem_n_pes();
-    CHECK(provided == SHMEM_THREAD_MULTIPLE);
+    REQUIRE(provided == SHMEM_THREAD_MULTIPLE);
     shmem_query_thread(&provided);
-    CHECK(provided == SHMEM_THREAD_MULTIPLE);
+    REQUIRE(provided == SHMEM_THREAD_MULTIPLE);
 
-    CHECK(shmem_team_n_pes(SHMEMX_TEAM_NODE) == n);
-    CHECK(shmem_team_my_pe(SHMEMX_TEAM_NODE) == me);
+    REQUIRE(shmem_team_n_pes(SHMEMX_TEAM_NODE) == n);
+    REQUIRE(shmem_team_my_pe(SHMEMX_TEAM_NODE) == me);
 
     void *lib = dlopen("libsma.so", RTLD_NOLOAD | RTLD_LAZY);
-    CHECK(lib != NULL);
+    REQUIRE(lib != NULL);
     shmem_team_t world = (shmem_team_t)own(lib, "SHMEM_TEAM_WORLD");
     shmem_team_t shared = (shmem_team_t)own(lib, "SHMEM_TEAM_SHARED");
     shmem_team_t node = (shmem_team_t)own(lib, "SHMEMX_TEAM_NODE");
     shmem_ctx_t dflt = (shmem_ctx_t)own(lib, "SHMEM_CTX_DEFAULT");
-    CHECK(world && shared && node && dflt && world != SHMEM_TEAM_WORLD && dflt != SHMEM_CTX_DEFAULT);
-    CHECK(shmem_team_n_pes(world) == n && shmem_team_my_pe(world) == me);
-    CHECK(shmem_team_n_pes(shared) == shmem_team_n_pes(SHMEM_TEAM_SHARED));
-    CHECK(shmem_team_n_pes(node) == n);
-    CHECK(shmem_team_translate_pe(world, me, SHMEM_TEAM_WORLD) == me);
+    REQUIRE(world && shared && node && dflt && world != SHMEM_TEAM_WORLD && dflt != SHMEM_CTX_DEFAULT);
+    REQUIRE(shmem_team_n_pes(world) == n && shmem_team_my_pe(world) == me);
+    REQUIRE(shmem_team_n_pes(shared) == shmem_team_n_pes(SHMEM_TEAM_SHARED));
+    REQUIRE(shmem_team_n_pes(node) == n);
+    REQUIRE(shmem_team_translate_pe(world, me, SHMEM_TEAM_WORLD) == me);
     shmem_ctx_long_p(dflt, &slot[0], 100 + me, (me + 1) % n);
     shmem_ctx_quiet(dflt);
     shmem_barrier_all();
-    CHECK(slot[0] == 100 + (me + n - 1) % n);
+    REQUIRE(slot[0] == 100 + (me + n - 1) % n);
 
     shmem_team_config_t config = {.num_contexts = -1};
-    CHECK(shmem_team_get_config(SHMEMX_TEAM_NODE, SHMEM_TEAM_NUM_CONTEXTS, &config) == 0);
-    CHECK(config.num_contexts >= 0);
+    REQUIRE(shmem_team_get_config(SHMEMX_TEAM_NODE, SHMEM_TEAM_NUM_CONTEXTS, &config) == 0);
+    REQUIRE(config.num_contexts >= 0);
 
     const long options[] = {0, SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_NOSTORE,
                             SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED,
@@ -64,8 +57,8 @@ int main(void) {
                             SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE};
     for (int i = 0; i < 8; i++) {
         shmem_ctx_t ctx, tctx;
-        CHECK(shmem_ctx_create(options[i], &ctx) == 0);
-        CHECK(shmem_team_create_ctx(SHMEMX_TEAM_NODE, options[i], &tctx) == 0);
+        REQUIRE(shmem_ctx_create(options[i], &ctx) == 0);
+        REQUIRE(shmem_team_create_ctx(SHMEMX_TEAM_NODE, options[i], &tctx) == 0);
         long mine = 200 + me;
         shmem_ctx_long_put(ctx, &slot[1 + i], &mine, 1, (me + 1) % n);
         shmem_ctx_long_atomic_add(tctx, &slot[9], 1, 0);
@@ -75,11 +68,11 @@ int main(void) {
         shmem_ctx_destroy(tctx);
     }
     shmem_barrier_all();
-    for (int i = 0; i < 8; i++) CHECK(slot[1 + i] == 200 + (me + n - 1) % n);
-    if (me == 0) CHECK(slot[9] == 8L * n);
+    for (int i = 0; i < 8; i++) REQUIRE(slot[1 + i] == 200 + (me + n - 1) % n);
+    if (me == 0) REQUIRE(slot[9] == 8L * n);
 
     long *p = shmem_malloc_with_hints(64, SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE);
-    CHECK(p != NULL);
+    REQUIRE(p != NULL);
     shmem_free(p);
     shmem_barrier_all();
     if (me == 0) printf("sos_handles: ok on %d PEs\n", n);

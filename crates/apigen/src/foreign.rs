@@ -403,15 +403,14 @@ pub fn expand<'a>(funcs: &[Func<'a>]) -> Result<Vec<Func<'a>>, String> {
 }
 
 /// The text of `src/api/foreign.rs` from the module `rustgen` wrote for `funcs`: the module
-/// paragraph and the doc lines say whose names these are.
+/// paragraph says whose names these are (foreign.h names the header of each).
 pub fn module_doc(text: &str) -> String {
     let doc = "//! Names that other implementations' headers route ordinary calls to (Open MPI OSHMEM 4.1's signed\n\
 //! bitwise AMOs, `my_pe`, `num_pes` and `shmemx_` sized routines; Sandia OpenSHMEM 1.5's pre-1.4 AMO\n\
 //! names, signed bitwise reductions and `shmemx_` signal routines), so that their binaries run\n\
 //! with rshmem preloaded. Each forwards to the op of the spec routine it names. Not declared in\n\
 //! rshmem's installed headers; see `crates/apigen/src/foreign.rs` and docs/ABI.md.\n//!\n";
-    let text = text.replacen("//! \n//!\n", doc, 1);
-    text.replace("(OpenSHMEM 1.6, foreign: ", "(")
+    text.replacen("//! \n//!\n", doc, 1)
 }
 
 /// The text of `crates/apigen/c/foreign.h`: the declarations of the foreign names and their

@@ -714,8 +714,6 @@ pub struct Routine<'a> {
     pub sig: FSignature,
     pub family: &'a Family,
     pub elem: Option<&'static str>,
-    /// The synopsis was borrowed from this routine (an extension has none of its own).
-    pub borrowed: Option<String>,
 }
 
 impl Routine<'_> {
@@ -798,12 +796,11 @@ pub fn expand(rows: &[FortranRow]) -> Result<Vec<Routine<'_>>, String> {
                     sig,
                     family,
                     elem: *elem,
-                    borrowed: None,
                 });
             }
         }
         for (row, elem) in pending {
-            let (from, sig) = family_sig
+            let (_, sig) = family_sig
                 .clone()
                 .ok_or_else(|| format!("{}: no synopsis in its family to borrow", row.name))?;
             let sig = FSignature {
@@ -815,7 +812,6 @@ pub fn expand(rows: &[FortranRow]) -> Result<Vec<Routine<'_>>, String> {
                 sig,
                 family,
                 elem,
-                borrowed: Some(from),
             });
         }
     }
@@ -864,21 +860,6 @@ struct Uses {
 
 /// The element types defined in `crate::ops` that a family may name.
 const OPS_TYPES: &[&str] = &["Bits128", "ComplexD", "ComplexF", "Float128"];
-
-fn doc_line(r: &Routine) -> String {
-    let mut doc = format!("`{}` (legacy Fortran API", r.row.name);
-    if r.row.status == "extension" {
-        doc.push_str(", an implementation extension");
-    } else {
-        write!(doc, ", {}", r.row.spec_file).unwrap();
-    }
-    doc.push(')');
-    match &r.borrowed {
-        Some(from) => write!(doc, ", called as `{from}` is.").unwrap(),
-        None => write!(doc, ": `{}`.", r.row.f_signature).unwrap(),
-    }
-    doc
-}
 
 /// The shell of one routine, and its twin.
 fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
@@ -999,31 +980,16 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
         }
     };
     let expr = format!("{}({})", op.path, op_args.join(", "));
-    let body = if op.is_unsafe || derefs {
-        format!(
-            "    // SAFETY: Fortran passes every argument by reference: each scalar points to a value of its\n    // declared type, and the arrays and variables meet the routine's requirements in the spec.\n    unsafe {{ {expr} }}\n"
-        )
+    let unsafe_kw = if op.is_unsafe || derefs {
+        "unsafe "
     } else {
-        format!("    {expr}\n")
+        ""
     };
-    let params = params.join(", ");
-    let mut s = String::new();
-    writeln!(s, "/// {}", doc_line(r)).unwrap();
-    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
-    writeln!(
-        s,
-        "pub unsafe extern \"C\" fn {symbol}({params}){ret} {{\n{body}}}\n"
-    )
-    .unwrap();
-    writeln!(s, "/// Profiling twin of [`{symbol}`].").unwrap();
-    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
-    writeln!(
-        s,
-        "pub unsafe extern \"C\" fn {}({params}){ret} {{\n{body}}}\n",
-        profiling_name(&symbol)
-    )
-    .unwrap();
-    Ok(s)
+    Ok(format!(
+        "shell!({symbol}, {}, ({}){ret}, {unsafe_kw}{expr});\n",
+        profiling_name(&symbol),
+        params.join(", ")
+    ))
 }
 
 /// The text of `src/api/fortran/<module>.rs`.
@@ -1043,17 +1009,17 @@ pub fn module(ops_dir: &Path, module: &str, routines: &[&Routine]) -> Result<Str
     writeln!(s, "// {GENERATED}").unwrap();
     writeln!(s, "//! {doc}").unwrap();
     writeln!(s, "//!").unwrap();
-    writeln!(
-        s,
-        "//! Each routine, under the symbol gfortran calls, reads its scalar arguments through the"
-    )
-    .unwrap();
-    writeln!(s, "//! references Fortran passes and forwards them, with its name for error messages, to the op in").unwrap();
-    writeln!(
-        s,
-        "//! `crate::ops`; its `p` profiling twin follows it with the same body."
-    )
-    .unwrap();
+    s.push_str(
+        "//! Each line `shell!(symbol, twin, (parameters) -> return, op call)` defines the routine under
+//! the symbol gfortran calls, which reads its scalar arguments through the references Fortran
+//! passes and forwards them, with its name for error messages, to the op in `crate::ops`, and its
+//! `p` profiling twin, which jumps to it (the macro is in `api/mod.rs`).
+//!
+//! Safety: Fortran passes every argument by reference: each scalar points to a value of its
+//! declared type, and the arrays and variables meet the routine's requirements in the spec, which
+//! are the op's; an `unsafe` line reads the scalars and forwards the rest unchanged.
+",
+    );
     writeln!(
         s,
         "#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]\n"

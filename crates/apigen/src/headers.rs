@@ -1,6 +1,7 @@
 //! Generates `include/shmem.h` and `include/pshmem.h` with cbindgen, used as a library, from the
-//! root `cbindgen.toml`. cbindgen reads only the files that make up the C ABI (`src/api/*.rs` and
-//! `src/runtime/handle.rs`), never the rest of the crate, so internal items cannot leak into the
+//! root `cbindgen.toml`. cbindgen reads only the files that make up the C ABI (the shells of
+//! `src/api/*.rs`, expanded by apigen from `shell!` lines into plain functions, since cbindgen
+//! does not expand macros, and `src/runtime/handle.rs`), never the rest of the crate, so internal items cannot leak into the
 //! headers. What cbindgen cannot express is appended as text: the hand-written macros and opaque
 //! typedefs of `crates/apigen/c/shmem-macros.h`, the `long double` declarations and the C11 generics.
 
@@ -9,22 +10,19 @@ use cbindgen::{Builder, Config, ItemType};
 use std::fs;
 use std::path::Path;
 
-fn sources(root: &Path) -> Vec<std::path::PathBuf> {
+/// `api` holds the shells of `src/api/` expanded into plain functions (apigen writes it).
+fn sources(root: &Path, api: &Path) -> Vec<std::path::PathBuf> {
     let mut v = vec![
         root.join("src/runtime/handle.rs"),
         root.join("src/runtime/constants.rs"),
     ];
-    v.extend(
-        MODULES
-            .iter()
-            .map(|(m, _)| root.join(format!("src/api/{m}.rs"))),
-    );
+    v.extend(MODULES.iter().map(|(m, _)| api.join(format!("{m}.rs"))));
     v
 }
 
-fn build(root: &Path, config: Config, out: &str) -> Result<(), String> {
+fn build(root: &Path, api: &Path, config: Config, out: &str) -> Result<(), String> {
     let mut b = Builder::new().with_config(config);
-    for src in sources(root) {
+    for src in sources(root, api) {
         b = b.with_src(src);
     }
     let bindings = b.generate().map_err(|e| format!("cbindgen ({out}): {e}"))?;
@@ -92,7 +90,7 @@ fn text_constants(root: &Path) -> Result<(Vec<String>, String), String> {
     Ok((names, defines))
 }
 
-pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> {
+pub fn generate(root: &Path, api: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> {
     let base = Config::from_file(root.join("cbindgen.toml"))?;
     let macros_path = root.join("crates/apigen/c/shmem-macros.h");
     let macros =
@@ -130,7 +128,7 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
         cgen::arity_selectors(spec)?
     );
     c.trailer = Some(guarded("SHMEM_H_APPENDED", &trailer));
-    build(root, c, "include/shmem.h")?;
+    build(root, api, c, "include/shmem.h")?;
 
     // pshmem.h: the twins only; the types come from shmem.h.
     let mut c = base;
@@ -147,6 +145,6 @@ pub fn generate(root: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> 
         "PSHMEM_H_APPENDED",
         &cgen::text_decls(&text_funcs, true),
     ));
-    build(root, c, "include/pshmem.h")?;
+    build(root, api, c, "include/pshmem.h")?;
     Ok(())
 }

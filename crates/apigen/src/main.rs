@@ -1,11 +1,12 @@
 //! apigen: generates rshmem's C API from the OpenSHMEM spec tables vendored in `spec/`.
 //!
 //! `cargo run -p apigen` (from the repository root) rewrites, deterministically:
-//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,signal,p2p,lock,order,sync,team,ctx,coll,reduce,scan}.rs`: one-line `extern "C"` shells over
-//!   `src/ops/`, each followed by its `pshmem_` twin;
+//! - `src/api/{mod,setup,memory,rma,rma_nbi,amo,amo_nbi,signal,p2p,lock,order,sync,team,ctx,coll,reduce,scan}.rs`: one `shell!` line
+//!   per `extern "C"` routine over `src/ops/`, which also defines its `pshmem_` twin;
 //! - `src/api/longdouble.c`: the `long double` routines (Rust has no such type), forwarding to the
 //!   128-bit sized routines;
-//! - `include/shmem.h`, `include/pshmem.h`: by cbindgen, from the root `cbindgen.toml`;
+//! - `include/shmem.h`, `include/pshmem.h`: by cbindgen, from the root `cbindgen.toml`, reading the
+//!   shells expanded into plain functions in a scratch directory (cbindgen does not expand macros);
 //! - `c-tests/generated/types.h`: X-macros over the spec type tables for the C tests;
 //! - `src/api/fortran/*.rs`, `include/shmem.fh` and `include/shmem_functions.fh`: the legacy
 //!   Fortran API, from `spec/openshmem-fortran-api.tsv` (see `fortran.rs`).
@@ -274,7 +275,9 @@ fn run() -> Result<(), String> {
     let spec = Spec::load(&root.join("crates/apigen/spec"))?;
     let funcs = expand(&spec)?;
 
-    // Rust shells, one module per family module.
+    // Rust shells, one module per family module; the expanded form, for cbindgen only, goes to a
+    // scratch directory.
+    let scratch = std::env::temp_dir().join(format!("apigen-{}", std::process::id()));
     let mut rust_files = Vec::new();
     for (module, _) in families::MODULES {
         let in_module: Vec<&Func> = funcs
@@ -283,7 +286,8 @@ fn run() -> Result<(), String> {
             .collect();
         let text = rustgen::module(&root.join("src/ops"), module, &in_module)?;
         let rel = format!("src/api/{module}.rs");
-        write(&root, &rel, &text)?;
+        write(&root, &rel, &text.compact)?;
+        write(&scratch, &format!("{module}.rs"), &text.expanded)?;
         rust_files.push(root.join(rel));
     }
     let c_funcs: Vec<&Func> = funcs.iter().filter(|f| f.in_c()).collect();
@@ -297,7 +301,11 @@ fn run() -> Result<(), String> {
     let foreign_funcs = foreign::expand(&funcs)?;
     let refs: Vec<&Func> = foreign_funcs.iter().collect();
     let text = rustgen::module(&root.join("src/ops"), "foreign", &refs)?;
-    write(&root, "src/api/foreign.rs", &foreign::module_doc(&text))?;
+    write(
+        &root,
+        "src/api/foreign.rs",
+        &foreign::module_doc(&text.compact),
+    )?;
     rust_files.push(root.join("src/api/foreign.rs"));
     write(
         &root,
@@ -347,7 +355,9 @@ fn run() -> Result<(), String> {
     write(&root, "c-tests/generated/types.h", &cgen::types_h(&spec))?;
 
     // Headers.
-    headers::generate(&root, &spec, &funcs)?;
+    let headers = headers::generate(&root, &scratch, &spec, &funcs);
+    fs::remove_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    headers?;
 
     let rust_count = funcs.iter().filter(|f| !f.in_c()).count();
     println!(

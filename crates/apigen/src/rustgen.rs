@@ -1,5 +1,6 @@
-//! Emits the Rust shells: one `#[unsafe(no_mangle)] pub unsafe extern "C" fn` per C function, whose
-//! body calls the op with the C name and the C arguments, followed by its `pshmem_` twin.
+//! Emits the Rust shells: one `shell!` line per C function (the exported function, whose body calls
+//! the op with the C name and the C arguments, and its `pshmem_` twin), and for cbindgen the same
+//! functions expanded into plain `#[unsafe(no_mangle)] pub unsafe extern "C" fn` items.
 
 use crate::families::MODULES;
 use crate::ops::{self, Op};
@@ -71,8 +72,8 @@ fn doc_line(f: &Func) -> String {
     doc
 }
 
-/// The shell of one function, and its twin.
-fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<String, String> {
+/// The shell of one function (its twin comes from the `shell!` macro).
+fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
     let name = f.name();
     let mut params = Vec::new();
     for p in &f.sig.params {
@@ -140,49 +141,65 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<String, String> {
         format!("    {call}\n")
     };
 
-    let mut s = String::new();
     let params = params.join(", ");
-    writeln!(s, "/// {}", doc_line(f)).unwrap();
-    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
+    let mut expanded = String::new();
+    writeln!(expanded, "/// {}", doc_line(f)).unwrap();
+    writeln!(expanded, "#[unsafe(no_mangle)]").unwrap();
     writeln!(
-        s,
+        expanded,
         "pub unsafe extern \"C\" fn {name}({params}){ret} {{\n{body}}}\n"
     )
     .unwrap();
-    writeln!(s, "/// Profiling twin of [`{name}`].").unwrap();
-    writeln!(s, "#[unsafe(no_mangle)]").unwrap();
+    writeln!(expanded, "/// Profiling twin of [`{name}`].").unwrap();
+    writeln!(expanded, "#[unsafe(no_mangle)]").unwrap();
     writeln!(
-        s,
+        expanded,
         "pub unsafe extern \"C\" fn {}({params}){ret} {{\n{body}}}\n",
         profiling_name(name)
     )
     .unwrap();
-    Ok(s)
+    let unsafe_kw = if op.is_unsafe { "unsafe " } else { "" };
+    let compact = format!(
+        "shell!({name}, {}, ({params}){ret}, {unsafe_kw}{call});\n",
+        profiling_name(name)
+    );
+    Ok(Shell { expanded, compact })
+}
+
+/// One routine as the two texts apigen writes: the one-line `shell!` invocation committed in
+/// `src/api/`, and the expanded function and twin that only cbindgen reads.
+pub struct Shell {
+    pub expanded: String,
+    pub compact: String,
+}
+
+/// A module of shells: the committed text (`shell!` lines) and the expanded text for cbindgen.
+pub struct Module {
+    pub compact: String,
+    pub expanded: String,
 }
 
 /// The text of `src/api/<module>.rs`.
-pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<String, String> {
+pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<Module, String> {
     let doc = MODULES
         .iter()
         .find(|(m, _)| *m == module)
         .map(|(_, d)| *d)
         .unwrap_or_default();
     let mut uses = Uses::default();
-    let mut body = String::new();
+    let mut compact = String::new();
+    let mut expanded = String::new();
     for f in funcs {
         let op = ops::find(ops_dir, f.family.op)?;
-        body.push_str(&function(f, &op, &mut uses)?);
+        let shell = function(f, &op, &mut uses)?;
+        compact.push_str(&shell.compact);
+        expanded.push_str(&shell.expanded);
     }
     let mut s = String::new();
     writeln!(s, "// {GENERATED}").unwrap();
     writeln!(s, "//! {doc}").unwrap();
     writeln!(s, "//!").unwrap();
-    writeln!(s, "//! Each C function forwards its arguments, with its own name for error messages, to the op in").unwrap();
-    writeln!(
-        s,
-        "//! `crate::ops`; its `pshmem_` profiling twin follows it with the same body."
-    )
-    .unwrap();
+    s.push_str(SHELL_DOC);
     writeln!(
         s,
         "#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]\n"
@@ -206,26 +223,31 @@ pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<String, S
         writeln!(s, "use std::ffi::{{{}}};", f.join(", ")).unwrap();
     }
     s.push('\n');
-    s.push_str(&body);
-    Ok(s)
+    Ok(Module {
+        compact: format!("{s}{compact}"),
+        expanded: format!("{s}{expanded}"),
+    })
 }
 
-/// The text of `src/api/mod.rs`.
+/// The paragraph every module of C shells opens with, after its own line: what a `shell!` line
+/// is, and the module's one safety paragraph.
+const SHELL_DOC: &str = "\
+//! Each line `shell!(name, twin, (parameters) -> return, op call)` defines the exported C routine
+//! `name`, whose body is the op call of `crate::ops` with the routine's own name for error
+//! messages, and its profiling twin (`pshmem_`), which jumps to it (the macro is in `api/mod.rs`).
+//! The C declarations of shmem.h and pshmem.h are written by cbindgen from the same table.
+//!
+//! Safety: every routine is an `unsafe extern \"C\" fn` whose contract is the spec's for that
+//! routine: the pointers a C caller passes are valid for the element type and count the routine
+//! names, symmetric where the spec says so, and the handles are ones the library gave out. The ops
+//! take the same contract; an `unsafe` line forwards the arguments unchanged.
+";
+
+/// The text of `src/api/mod.rs`: the `shell!` macro, then the modules.
 pub fn mod_rs() -> String {
     let mut s = String::new();
     writeln!(s, "// {GENERATED}").unwrap();
-    writeln!(s, "//! The C API: one-line `extern \"C\"` shells generated by `crates/apigen`, one module per spec").unwrap();
-    writeln!(s, "//! chapter, each routine followed by its `pshmem_` twin. The `long double` routines are in").unwrap();
-    writeln!(
-        s,
-        "//! `longdouble.c` (Rust has no `long double`); the constants and types of the C API are in"
-    )
-    .unwrap();
-    writeln!(
-        s,
-        "//! `runtime::constants`, written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.\n"
-    )
-    .unwrap();
+    s.push_str(MOD_RS);
     for (m, _) in MODULES {
         writeln!(s, "pub mod {m};").unwrap();
     }
@@ -233,6 +255,53 @@ pub fn mod_rs() -> String {
     writeln!(s, "pub mod fortran;").unwrap();
     s
 }
+
+/// The hand-written part of `src/api/mod.rs`.
+const MOD_RS: &str = r#"//! The C API: one-line `extern "C"` shells generated by `crates/apigen`, one module per spec
+//! chapter, each line a routine and its `pshmem_` twin. The `long double` routines are in
+//! `longdouble.c` (Rust has no `long double`); the constants and types of the C API are in
+//! `runtime::constants`, written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.
+//!
+//! A twin is a second exported function whose body is one jump to the routine it profiles. It is
+//! not an ELF alias: rustc exports only the functions it defines (its version script makes every
+//! other symbol local). build.rs links with `-Bsymbolic-functions`, so the jump, like every call
+//! inside the library to an exported function, binds to the library's own definition: a tool
+//! that defines `shmem_long_put` and calls `pshmem_long_put` reaches the library, not itself.
+
+/// `shell!(name, twin, (parameters) -> return, [unsafe] call)`: the exported routine `name`
+/// whose body is `call`, and its profiling twin `twin`, which calls `name` with its arguments.
+/// `unsafe` marks a call to an `unsafe fn` of `crate::ops`. `name` is never inlined into the twin,
+/// so the twin is one jump and the routine's code exists once.
+macro_rules! shell {
+    ($name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?, unsafe $call:expr) => {
+        #[unsafe(no_mangle)]
+        #[inline(never)]
+        pub unsafe extern "C" fn $name($($p: $t),*) $(-> $ret)? {
+            // SAFETY: the caller meets the routine's contract in the spec, which is the op's
+            // (see the safety paragraph of the module that invokes this macro).
+            unsafe { $call }
+        }
+        shell!(@twin $name, $twin, ($($p: $t),*) $(-> $ret)?);
+    };
+    ($name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?, $call:expr) => {
+        #[unsafe(no_mangle)]
+        #[inline(never)]
+        pub unsafe extern "C" fn $name($($p: $t),*) $(-> $ret)? {
+            $call
+        }
+        shell!(@twin $name, $twin, ($($p: $t),*) $(-> $ret)?);
+    };
+    (@twin $name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?) => {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $twin($($p: $t),*) $(-> $ret)? {
+            // SAFETY: the twin's caller meets the contract of the routine it profiles; the
+            // arguments pass on unchanged.
+            unsafe { $name($($p),*) }
+        }
+    };
+}
+
+"#;
 
 /// The text of `src/api/longdouble.rs`: for each routine written in C, the exported name and its
 /// twin as naked functions that jump to the C definition (registers and stack untouched, so the

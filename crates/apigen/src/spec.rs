@@ -293,11 +293,8 @@ pub struct FortranRow {
     /// `function` or `subroutine`.
     pub kind: String,
     pub group: String,
-    /// `removed` (in the spec's synopses up to 1.4) or `extension` (implementations add it).
-    pub status: String,
     /// The synopsis, empty for an extension.
     pub f_signature: String,
-    pub spec_file: String,
 }
 
 /// Reads `openshmem-fortran-api.tsv`.
@@ -313,9 +310,7 @@ pub fn load_fortran(dir: &Path) -> Result<Vec<FortranRow>, String> {
             symbol: take("symbol")?,
             kind: take("kind")?,
             group: take("group")?,
-            status: take("status")?,
             f_signature: take("f_signature")?,
-            spec_file: take("spec_file")?,
         };
         if rows.iter().any(|r| r.name == row.name) {
             return Err(format!("fortran-api tsv: {} twice", row.name));

@@ -101,7 +101,8 @@ fn exported(lib: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// The symbols defined in `src/api/fortran/*.rs`, checked against the Fortran TSV.
+/// The symbols defined in `src/api/fortran/*.rs` (each `shell!` line a routine and its twin),
+/// checked against the Fortran TSV.
 fn fortran_symbols(root: &Path) -> BTreeSet<String> {
     let tsv =
         std::fs::read_to_string(root.join("crates/apigen/spec/openshmem-fortran-api.tsv")).unwrap();
@@ -115,14 +116,19 @@ fn fortran_symbols(root: &Path) -> BTreeSet<String> {
     let mut syms = BTreeSet::new();
     for entry in std::fs::read_dir(root.join("src/api/fortran")).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        for rest in text.split("pub unsafe extern \"C\" fn ").skip(1) {
-            let name = &rest[..rest.find('(').unwrap()];
-            let base = name.strip_prefix('p').filter(|b| in_tsv.contains(*b));
-            assert!(
-                in_tsv.contains(name) || base.is_some(),
-                "{name} is neither a Fortran TSV symbol nor the twin of one"
-            );
-            assert!(syms.insert(name.to_string()), "{name} defined twice");
+        // `shell!(symbol, twin, ...)` defines both names.
+        for rest in text.split("\nshell!(").skip(1) {
+            let mut names = rest.splitn(3, ',').take(2).map(str::trim);
+            let (symbol, twin) = (names.next().unwrap(), names.next().unwrap());
+            assert_eq!(twin, format!("p{symbol}"), "{symbol}: twin {twin}");
+            for name in [symbol, twin] {
+                let base = name.strip_prefix('p').filter(|b| in_tsv.contains(*b));
+                assert!(
+                    in_tsv.contains(name) || base.is_some(),
+                    "{name} is neither a Fortran TSV symbol nor the twin of one"
+                );
+                assert!(syms.insert(name.to_string()), "{name} defined twice");
+            }
         }
     }
     for name in &syms {
