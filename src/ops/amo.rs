@@ -12,7 +12,8 @@
 
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
-use crate::runtime::remote::{self, Rmw};
+use crate::runtime::remote;
+pub(crate) use crate::runtime::remote::Rmw;
 use crate::runtime::world::{Target, World};
 use crate::transport::AmoWord;
 use crate::transport::shm::{self, Word};
@@ -276,7 +277,7 @@ pub unsafe fn compare_swap<T: AmoInt>(
 
 /// One read-modify-write of `dest` on `pe` with `value`; returns the old value if `FETCH`.
 #[inline(always)]
-fn rmw<T: Amo, const FETCH: bool>(
+fn apply<T: Amo, const FETCH: bool>(
     call: &'static str,
     ctx: shmem_ctx_t,
     op: Rmw,
@@ -298,7 +299,7 @@ pub unsafe fn fetch_inc<T: AmoInt>(
     dest: *mut T,
     pe: c_int,
 ) -> T {
-    rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe)
+    apply::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe)
 }
 
 /// `shmem_atomic_inc` family: adds 1 to `dest` on `pe`.
@@ -307,127 +308,42 @@ pub unsafe fn fetch_inc<T: AmoInt>(
 /// As [`fetch`].
 #[inline(always)]
 pub unsafe fn inc<T: AmoInt>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, pe: c_int) {
-    rmw::<T, false>(call, ctx, Rmw::Add, dest, T::ONE, pe);
+    apply::<T, false>(call, ctx, Rmw::Add, dest, T::ONE, pe);
 }
 
-/// `shmem_atomic_fetch_add` family: adds `value` to `dest` on `pe`, returns the old value.
+/// The `shmem_atomic_fetch_add`, `_fetch_and`, `_fetch_or` and `_fetch_xor` families: applies
+/// `op` (`Rmw::Add`, `And`, `Or`, `Xor`, which the generated shell names) with `value` to `dest`
+/// on `pe`; returns the old value.
 ///
 /// # Safety
 /// As [`fetch`].
 #[inline(always)]
-pub unsafe fn fetch_add<T: AmoInt>(
+pub unsafe fn fetch_rmw<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     dest: *mut T,
     value: T,
     pe: c_int,
+    op: Rmw,
 ) -> T {
-    rmw::<T, true>(call, ctx, Rmw::Add, dest, value.to_word(), pe)
+    apply::<T, true>(call, ctx, op, dest, value.to_word(), pe)
 }
 
-/// `shmem_atomic_add` family: adds `value` to `dest` on `pe`.
+/// The `shmem_atomic_add`, `_and`, `_or` and `_xor` families: as [`fetch_rmw`], without the old
+/// value.
 ///
 /// # Safety
 /// As [`fetch`].
 #[inline(always)]
-pub unsafe fn add<T: AmoInt>(
+pub unsafe fn rmw<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     dest: *mut T,
     value: T,
     pe: c_int,
+    op: Rmw,
 ) {
-    rmw::<T, false>(call, ctx, Rmw::Add, dest, value.to_word(), pe);
-}
-
-/// `shmem_atomic_fetch_and` family: `dest &= value` on `pe`, returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn fetch_and<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) -> T {
-    rmw::<T, true>(call, ctx, Rmw::And, dest, value.to_word(), pe)
-}
-
-/// `shmem_atomic_and` family: `dest &= value` on `pe`.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn and<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    rmw::<T, false>(call, ctx, Rmw::And, dest, value.to_word(), pe);
-}
-
-/// `shmem_atomic_fetch_or` family: `dest |= value` on `pe`, returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn fetch_or<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) -> T {
-    rmw::<T, true>(call, ctx, Rmw::Or, dest, value.to_word(), pe)
-}
-
-/// `shmem_atomic_or` family: `dest |= value` on `pe`.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn or<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    rmw::<T, false>(call, ctx, Rmw::Or, dest, value.to_word(), pe);
-}
-
-/// `shmem_atomic_fetch_xor` family: `dest ^= value` on `pe`, returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn fetch_xor<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) -> T {
-    rmw::<T, true>(call, ctx, Rmw::Xor, dest, value.to_word(), pe)
-}
-
-/// `shmem_atomic_xor` family: `dest ^= value` on `pe`.
-///
-/// # Safety
-/// As [`fetch`].
-#[inline(always)]
-pub unsafe fn xor<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    rmw::<T, false>(call, ctx, Rmw::Xor, dest, value.to_word(), pe);
+    apply::<T, false>(call, ctx, op, dest, value.to_word(), pe);
 }
 
 /// `shmem_atomic_fetch_nbi` family. Completes at once on this route.
@@ -498,99 +414,32 @@ pub unsafe fn fetch_inc_nbi<T: AmoInt>(
         deliver(
             call,
             fetch,
-            rmw::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
+            apply::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
         )
     }
 }
 
-/// `shmem_atomic_fetch_add_nbi` family. Completes at once on this route.
+/// The `shmem_atomic_fetch_add_nbi`, `_fetch_and_nbi`, `_fetch_or_nbi` and `_fetch_xor_nbi`
+/// families, `op` as in [`fetch_rmw`]. Complete at once on this route.
 ///
 /// # Safety
 /// As [`fetch_nbi`].
 #[inline(always)]
-pub unsafe fn fetch_add_nbi<T: AmoInt>(
+pub unsafe fn fetch_rmw_nbi<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     fetch: *mut T,
     dest: *mut T,
     value: T,
     pe: c_int,
+    op: Rmw,
 ) {
     // SAFETY: forwarded contract.
     unsafe {
         deliver(
             call,
             fetch,
-            rmw::<T, true>(call, ctx, Rmw::Add, dest, value.to_word(), pe),
-        )
-    }
-}
-
-/// `shmem_atomic_fetch_and_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
-#[inline(always)]
-pub unsafe fn fetch_and_nbi<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    fetch: *mut T,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        deliver(
-            call,
-            fetch,
-            rmw::<T, true>(call, ctx, Rmw::And, dest, value.to_word(), pe),
-        )
-    }
-}
-
-/// `shmem_atomic_fetch_or_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
-#[inline(always)]
-pub unsafe fn fetch_or_nbi<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    fetch: *mut T,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        deliver(
-            call,
-            fetch,
-            rmw::<T, true>(call, ctx, Rmw::Or, dest, value.to_word(), pe),
-        )
-    }
-}
-
-/// `shmem_atomic_fetch_xor_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
-#[inline(always)]
-pub unsafe fn fetch_xor_nbi<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    fetch: *mut T,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        deliver(
-            call,
-            fetch,
-            rmw::<T, true>(call, ctx, Rmw::Xor, dest, value.to_word(), pe),
+            apply::<T, true>(call, ctx, op, dest, value.to_word(), pe),
         )
     }
 }

@@ -228,138 +228,35 @@ impl Order for Float128 {
     float128!(min, 3);
 }
 
-/// A team reduction; 0, or -1 for SHMEM_TEAM_INVALID.
+/// The `shmem_TYPENAME_OP_reduce` families: `op` is the operator (`Bitwise::and`, `Order::max`,
+/// `Arith::sum`, ...), which the generated shell names, so the element type has it. Returns 0, or
+/// -1 for SHMEM_TEAM_INVALID.
 ///
 /// # Safety
-/// `dest` must hold `n` elements; `source` must be symmetric over `n` elements.
-unsafe fn on<T: Element>(
+/// `dest` must hold `nreduce` elements; `source` must be symmetric.
+pub unsafe fn reduce<T: Element>(
     call: &'static str,
     team: shmem_team_t,
     dest: *mut T,
     source: *const T,
-    n: usize,
-    f: Combine<T>,
+    nreduce: usize,
+    op: Combine<T>,
 ) -> c_int {
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    super::coll::bytes::<T>(call, "nreduce", n);
+    super::coll::bytes::<T>(call, "nreduce", nreduce);
     // SAFETY: forwarded contract.
-    unsafe { flat::reduce(&c, dest, source, n, T::ZERO, f) };
+    unsafe { flat::reduce(&c, dest, source, nreduce, T::ZERO, op) };
     0
 }
 
-/// `shmem_TYPENAME_and_reduce` family.
+/// The deprecated `shmem_TYPENAME_OP_to_all` families, `op` as in [`reduce`].
 ///
 /// # Safety
 /// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn and_reduce<T: Bitwise>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::and) }
-}
-
-/// `shmem_TYPENAME_or_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn or_reduce<T: Bitwise>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::or) }
-}
-
-/// `shmem_TYPENAME_xor_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn xor_reduce<T: Bitwise>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::xor) }
-}
-
-/// `shmem_TYPENAME_max_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn max_reduce<T: Order>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::max) }
-}
-
-/// `shmem_TYPENAME_min_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn min_reduce<T: Order>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::min) }
-}
-
-/// `shmem_TYPENAME_sum_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn sum_reduce<T: Arith>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::sum) }
-}
-
-/// `shmem_TYPENAME_prod_reduce` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn prod_reduce<T: Arith>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nreduce: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { on(call, team, dest, source, nreduce, T::prod) }
-}
-
-/// An active-set reduction.
-///
-/// # Safety
-/// As [`on`].
 #[allow(clippy::too_many_arguments)]
-unsafe fn on_set<T: Element>(
+pub unsafe fn to_all<T: Element>(
     call: &'static str,
     dest: *mut T,
     source: *const T,
@@ -367,231 +264,16 @@ unsafe fn on_set<T: Element>(
     PE_start: c_int,
     logPE_stride: c_int,
     PE_size: c_int,
-    f: Combine<T>,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+    op: Combine<T>,
 ) {
     let c: Coll = on_active_set(call, PE_start, logPE_stride, PE_size);
     if nreduce < 0 {
         fatal!(call, "nreduce = {nreduce} is negative");
     }
     // SAFETY: forwarded contract.
-    unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, f) };
-}
-
-/// Deprecated `shmem_TYPENAME_and_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn and_to_all<T: Bitwise>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::and,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_or_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn or_to_all<T: Bitwise>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::or,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_xor_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn xor_to_all<T: Bitwise>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::xor,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_max_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn max_to_all<T: Order>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::max,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_min_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn min_to_all<T: Order>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::min,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_sum_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn sum_to_all<T: Arith>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::sum,
-        )
-    }
-}
-
-/// Deprecated `shmem_TYPENAME_prod_to_all` family.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn prod_to_all<T: Arith>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        on_set(
-            call,
-            dest,
-            source,
-            nreduce,
-            PE_start,
-            logPE_stride,
-            PE_size,
-            T::prod,
-        )
-    }
+    unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, op) };
 }
 
 /// `shmem_TYPENAME_sum_inscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..=i`.

@@ -35,6 +35,19 @@ pub struct Family {
     /// For typed families: the sized routine (`put128`, ...) that the `long double` forms forward to
     /// in the generated C file (Rust has no `long double`).
     pub via128: Option<&'static str>,
+    /// The argument the shells pass for the op's last parameter `op`, which the C synopsis lacks:
+    /// the operator of a family of one op (`reduce::Bitwise::and`, `amo::Rmw::Add`).
+    pub operator: Option<&'static str>,
+}
+
+impl Family {
+    /// The family whose shells pass `operator` as the op's `op` argument.
+    const fn with(self, operator: &'static str) -> Family {
+        Family {
+            operator: Some(operator),
+            ..self
+        }
+    }
 }
 
 /// Sizes of `shmem_putSIZE`, `shmem_getSIZE` and their non-blocking forms (`mem` counts bytes).
@@ -63,6 +76,7 @@ const fn plain(module: &'static str, names: &'static [&'static str], op: &'stati
         op,
         generic: None,
         via128: None,
+        operator: None,
     }
 }
 
@@ -80,6 +94,7 @@ const fn typed(
         op,
         generic: Some(generic),
         via128: Some(via128),
+        operator: None,
     }
 }
 
@@ -96,6 +111,7 @@ const fn sized(
         op,
         generic: None,
         via128: None,
+        operator: None,
     }
 }
 
@@ -114,6 +130,7 @@ const fn atomic(
         op,
         generic: Some(generic),
         via128: None,
+        operator: None,
     }
 }
 
@@ -133,6 +150,7 @@ const fn coll(
         op,
         generic,
         via128: None,
+        operator: None,
     }
 }
 
@@ -166,6 +184,7 @@ const fn plain_generic(
         op,
         generic: Some(generic),
         via128: None,
+        operator: None,
     }
 }
 
@@ -183,6 +202,7 @@ const fn p2p(
         op,
         generic,
         via128: None,
+        operator: None,
     }
 }
 
@@ -414,16 +434,18 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_add",
         ],
         STDAMO,
-        "amo::fetch_add",
+        "amo::fetch_rmw",
         "shmem_atomic_fetch_add",
-    ),
+    )
+    .with("amo::Rmw::Add"),
     atomic(
         "amo",
         &["shmem_TYPENAME_atomic_add", "shmem_ctx_TYPENAME_atomic_add"],
         STDAMO,
-        "amo::add",
+        "amo::rmw",
         "shmem_atomic_add",
-    ),
+    )
+    .with("amo::Rmw::Add"),
     atomic(
         "amo",
         &[
@@ -431,16 +453,18 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_and",
         ],
         BITAMO,
-        "amo::fetch_and",
+        "amo::fetch_rmw",
         "shmem_atomic_fetch_and",
-    ),
+    )
+    .with("amo::Rmw::And"),
     atomic(
         "amo",
         &["shmem_TYPENAME_atomic_and", "shmem_ctx_TYPENAME_atomic_and"],
         BITAMO,
-        "amo::and",
+        "amo::rmw",
         "shmem_atomic_and",
-    ),
+    )
+    .with("amo::Rmw::And"),
     atomic(
         "amo",
         &[
@@ -448,16 +472,18 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_or",
         ],
         BITAMO,
-        "amo::fetch_or",
+        "amo::fetch_rmw",
         "shmem_atomic_fetch_or",
-    ),
+    )
+    .with("amo::Rmw::Or"),
     atomic(
         "amo",
         &["shmem_TYPENAME_atomic_or", "shmem_ctx_TYPENAME_atomic_or"],
         BITAMO,
-        "amo::or",
+        "amo::rmw",
         "shmem_atomic_or",
-    ),
+    )
+    .with("amo::Rmw::Or"),
     atomic(
         "amo",
         &[
@@ -465,16 +491,18 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_xor",
         ],
         BITAMO,
-        "amo::fetch_xor",
+        "amo::fetch_rmw",
         "shmem_atomic_fetch_xor",
-    ),
+    )
+    .with("amo::Rmw::Xor"),
     atomic(
         "amo",
         &["shmem_TYPENAME_atomic_xor", "shmem_ctx_TYPENAME_atomic_xor"],
         BITAMO,
-        "amo::xor",
+        "amo::rmw",
         "shmem_atomic_xor",
-    ),
+    )
+    .with("amo::Rmw::Xor"),
     // The deprecated names (before 1.4) and their generics.
     atomic(
         "amo",
@@ -522,16 +550,18 @@ pub const FAMILIES: &[Family] = &[
         "amo",
         &["shmem_TYPENAME_fadd"],
         OLD_STDAMO,
-        "amo::fetch_add",
+        "amo::fetch_rmw",
         "shmem_fadd",
-    ),
+    )
+    .with("amo::Rmw::Add"),
     atomic(
         "amo",
         &["shmem_TYPENAME_add"],
         OLD_STDAMO,
-        "amo::add",
+        "amo::rmw",
         "shmem_add",
-    ),
+    )
+    .with("amo::Rmw::Add"),
     // Non-blocking fetching atomics; they complete at once on the shared-memory route.
     atomic(
         "amo_nbi",
@@ -580,9 +610,10 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_add_nbi",
         ],
         STDAMO,
-        "amo::fetch_add_nbi",
+        "amo::fetch_rmw_nbi",
         "shmem_atomic_fetch_add_nbi",
-    ),
+    )
+    .with("amo::Rmw::Add"),
     atomic(
         "amo_nbi",
         &[
@@ -590,9 +621,10 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_and_nbi",
         ],
         BITAMO,
-        "amo::fetch_and_nbi",
+        "amo::fetch_rmw_nbi",
         "shmem_atomic_fetch_and_nbi",
-    ),
+    )
+    .with("amo::Rmw::And"),
     atomic(
         "amo_nbi",
         &[
@@ -600,9 +632,10 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_or_nbi",
         ],
         BITAMO,
-        "amo::fetch_or_nbi",
+        "amo::fetch_rmw_nbi",
         "shmem_atomic_fetch_or_nbi",
-    ),
+    )
+    .with("amo::Rmw::Or"),
     atomic(
         "amo_nbi",
         &[
@@ -610,9 +643,10 @@ pub const FAMILIES: &[Family] = &[
             "shmem_ctx_TYPENAME_atomic_fetch_xor_nbi",
         ],
         BITAMO,
-        "amo::fetch_xor_nbi",
+        "amo::fetch_rmw_nbi",
         "shmem_atomic_fetch_xor_nbi",
-    ),
+    )
+    .with("amo::Rmw::Xor"),
     // Signaling operations: put-with-signal, signal_fetch/add/set.
     typed(
         "signal",
@@ -883,101 +917,115 @@ pub const FAMILIES: &[Family] = &[
         "reduce",
         &["shmem_TYPENAME_and_reduce"],
         Types::WithOp("teamreducetypes", "AND"),
-        "reduce::and_reduce",
+        "reduce::reduce",
         Some("shmem_and_reduce"),
-    ),
+    )
+    .with("reduce::Bitwise::and"),
     coll(
         "reduce",
         &["shmem_TYPENAME_or_reduce"],
         Types::WithOp("teamreducetypes", "OR"),
-        "reduce::or_reduce",
+        "reduce::reduce",
         Some("shmem_or_reduce"),
-    ),
+    )
+    .with("reduce::Bitwise::or"),
     coll(
         "reduce",
         &["shmem_TYPENAME_xor_reduce"],
         Types::WithOp("teamreducetypes", "XOR"),
-        "reduce::xor_reduce",
+        "reduce::reduce",
         Some("shmem_xor_reduce"),
-    ),
+    )
+    .with("reduce::Bitwise::xor"),
     coll(
         "reduce",
         &["shmem_TYPENAME_max_reduce"],
         Types::WithOp("teamreducetypes", "MAX"),
-        "reduce::max_reduce",
+        "reduce::reduce",
         Some("shmem_max_reduce"),
-    ),
+    )
+    .with("reduce::Order::max"),
     coll(
         "reduce",
         &["shmem_TYPENAME_min_reduce"],
         Types::WithOp("teamreducetypes", "MIN"),
-        "reduce::min_reduce",
+        "reduce::reduce",
         Some("shmem_min_reduce"),
-    ),
+    )
+    .with("reduce::Order::min"),
     coll(
         "reduce",
         &["shmem_TYPENAME_sum_reduce"],
         Types::WithOp("teamreducetypes", "SUM"),
-        "reduce::sum_reduce",
+        "reduce::reduce",
         Some("shmem_sum_reduce"),
-    ),
+    )
+    .with("reduce::Arith::sum"),
     coll(
         "reduce",
         &["shmem_TYPENAME_prod_reduce"],
         Types::WithOp("teamreducetypes", "PROD"),
-        "reduce::prod_reduce",
+        "reduce::reduce",
         Some("shmem_prod_reduce"),
-    ),
+    )
+    .with("reduce::Arith::prod"),
     // The deprecated active-set reductions (asetreducetypes).
     coll(
         "reduce",
         &["shmem_TYPENAME_and_to_all"],
         Types::WithOp("asetreducetypes", "AND"),
-        "reduce::and_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Bitwise::and"),
     coll(
         "reduce",
         &["shmem_TYPENAME_or_to_all"],
         Types::WithOp("asetreducetypes", "OR"),
-        "reduce::or_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Bitwise::or"),
     coll(
         "reduce",
         &["shmem_TYPENAME_xor_to_all"],
         Types::WithOp("asetreducetypes", "XOR"),
-        "reduce::xor_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Bitwise::xor"),
     coll(
         "reduce",
         &["shmem_TYPENAME_max_to_all"],
         Types::WithOp("asetreducetypes", "MAX"),
-        "reduce::max_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Order::max"),
     coll(
         "reduce",
         &["shmem_TYPENAME_min_to_all"],
         Types::WithOp("asetreducetypes", "MIN"),
-        "reduce::min_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Order::min"),
     coll(
         "reduce",
         &["shmem_TYPENAME_sum_to_all"],
         Types::WithOp("asetreducetypes", "SUM"),
-        "reduce::sum_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Arith::sum"),
     coll(
         "reduce",
         &["shmem_TYPENAME_prod_to_all"],
         Types::WithOp("asetreducetypes", "PROD"),
-        "reduce::prod_to_all",
+        "reduce::to_all",
         None,
-    ),
+    )
+    .with("reduce::Arith::prod"),
     // Scans (1.6).
     coll(
         "scan",

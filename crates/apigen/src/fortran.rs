@@ -73,6 +73,18 @@ pub struct Family {
     /// For a function whose synopsis gives no type (`? FUNCTION SHMEM_PTR`): its Fortran type in
     /// `shmem.fh` and its Rust return type.
     pub ret: Option<(&'static str, &'static str)>,
+    /// The argument the shells pass for the op's last parameter `op`, as in the C families.
+    pub operator: Option<&'static str>,
+}
+
+impl Family {
+    /// The family whose shells pass `operator` as the op's `op` argument.
+    const fn with(self, operator: &'static str) -> Family {
+        Family {
+            operator: Some(operator),
+            ..self
+        }
+    }
 }
 
 /// The element types of the typed RMA routines, as gfortran lays them out by default.
@@ -228,6 +240,7 @@ const fn fam(
         op,
         args,
         ret: None,
+        operator: None,
     }
 }
 
@@ -292,6 +305,7 @@ pub const FAMILIES: &[Family] = &[
         args: &[("dest", Arg::Ref("*const c_void")), ("pe", Arg::Int)],
         // A Cray pointer: an integer of the size of an address.
         ret: Some(("INTEGER*8", "*mut c_void")),
+        operator: None,
     },
     fam(
         "setup",
@@ -427,16 +441,18 @@ pub const FAMILIES: &[Family] = &[
         "amo",
         &["SHMEM_{}_ADD"],
         Types::Each(AMO_INT),
-        "amo::add",
+        "amo::rmw",
         AMO_VALUE,
-    ),
+    )
+    .with("amo::Rmw::Add"),
     fam(
         "amo",
         &["SHMEM_{}_FADD"],
         Types::Each(AMO_INT),
-        "amo::fetch_add",
+        "amo::fetch_rmw",
         AMO_VALUE,
-    ),
+    )
+    .with("amo::Rmw::Add"),
     fam(
         "amo",
         &["SHMEM_{}_INC"],
@@ -595,51 +611,58 @@ pub const FAMILIES: &[Family] = &[
         "reduce",
         &["SHMEM_{}_AND_TO_ALL"],
         Types::Each(RED_BITWISE),
-        "reduce::and_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Bitwise::and"),
     fam(
         "reduce",
         &["SHMEM_{}_OR_TO_ALL"],
         Types::Each(RED_BITWISE),
-        "reduce::or_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Bitwise::or"),
     fam(
         "reduce",
         &["SHMEM_{}_XOR_TO_ALL"],
         Types::Each(RED_XOR),
-        "reduce::xor_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Bitwise::xor"),
     fam(
         "reduce",
         &["SHMEM_{}_MAX_TO_ALL"],
         Types::Each(RED_ORDER),
-        "reduce::max_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Order::max"),
     fam(
         "reduce",
         &["SHMEM_{}_MIN_TO_ALL"],
         Types::Each(RED_ORDER),
-        "reduce::min_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Order::min"),
     fam(
         "reduce",
         &["SHMEM_{}_SUM_TO_ALL"],
         Types::Each(RED_ARITH),
-        "reduce::sum_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Arith::sum"),
     fam(
         "reduce",
         &["SHMEM_{}_PROD_TO_ALL"],
         Types::Each(RED_ARITH),
-        "reduce::prod_to_all",
+        "reduce::to_all",
         TO_ALL,
-    ),
+    )
+    .with("reduce::Arith::prod"),
     // Cache management (nothing to do on coherent machines; see src/ops/cache.rs).
     fam(
         "cache",
@@ -958,6 +981,9 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
             None if pname == "ctx" => {
                 uses.ctx = true;
                 op_args.push("SHMEM_CTX_DEFAULT".into());
+            }
+            None if pname == "op" && r.family.operator.is_some() => {
+                op_args.push(r.family.operator.unwrap_or_default().into());
             }
             None => {
                 return Err(format!(

@@ -135,39 +135,25 @@ struct Expansion {
     c_type: Option<String>,
 }
 
+/// The expansions of a type table's rows: `TYPENAME` by each row's, its C type and Rust type.
+fn typed<'r>(rows: impl Iterator<Item = &'r spec::TypeRow>) -> Vec<Expansion> {
+    rows.map(|r| Expansion {
+        replace: Some(("TYPENAME", r.typename.clone())),
+        elem: rust_base(&r.c_type).map(str::to_string),
+        c_type: Some(r.c_type.clone()),
+    })
+    .collect()
+}
+
 fn expand<'a>(spec: &'a Spec) -> Result<Vec<Func<'a>>, String> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for family in FAMILIES {
         let expansions: Vec<Expansion> = match family.types {
             Types::Plain => vec![Expansion::default()],
-            Types::Table(t) => spec
-                .table(t)?
-                .iter()
-                .map(|r| Expansion {
-                    replace: Some(("TYPENAME", r.typename.clone())),
-                    elem: rust_base(&r.c_type).map(str::to_string),
-                    c_type: Some(r.c_type.clone()),
-                })
-                .collect(),
-            Types::WithOp(t, op) => spec
-                .with_op(t, op)?
-                .into_iter()
-                .map(|r| Expansion {
-                    replace: Some(("TYPENAME", r.typename.clone())),
-                    elem: rust_base(&r.c_type).map(str::to_string),
-                    c_type: Some(r.c_type.clone()),
-                })
-                .collect(),
-            Types::Subset(t, only) => spec
-                .subset(t, only)?
-                .into_iter()
-                .map(|r| Expansion {
-                    replace: Some(("TYPENAME", r.typename.clone())),
-                    elem: rust_base(&r.c_type).map(str::to_string),
-                    c_type: Some(r.c_type.clone()),
-                })
-                .collect(),
+            Types::Table(t) => typed(spec.table(t)?.iter()),
+            Types::WithOp(t, op) => typed(spec.with_op(t, op)?.into_iter()),
+            Types::Subset(t, only) => typed(spec.subset(t, only)?.into_iter()),
             Types::Sized(sizes) => sizes
                 .iter()
                 .map(|(s, e)| Expansion {

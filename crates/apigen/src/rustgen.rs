@@ -94,6 +94,9 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
                 uses.note("SHMEM_CTX_DEFAULT");
                 args.push("SHMEM_CTX_DEFAULT".into());
             }
+            None if pname == "op" && f.family.operator.is_some() => {
+                args.push(f.family.operator.unwrap_or_default().into());
+            }
             None => {
                 return Err(format!(
                     "{name}: op {} takes `{pname}`, which the C synopsis lacks",
@@ -120,6 +123,12 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
                 }
             }
         }
+    }
+    if f.family.operator.is_some() && !op.params.iter().any(|(p, _)| p == "op") {
+        return Err(format!(
+            "{name}: op {} takes no `op` for the family's operator",
+            op.path
+        ));
     }
     for p in &f.sig.params {
         if !used.contains(p.name.as_str()) {

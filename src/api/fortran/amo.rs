@@ -15,10 +15,10 @@ use crate::ops::amo;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use std::ffi::c_int;
 
-shell!(shmem_int4_add_, pshmem_int4_add_, (dest: *mut i32, value_i4: *const i32, pe: *const c_int), unsafe amo::add("shmem_int4_add", SHMEM_CTX_DEFAULT, dest, *value_i4, *pe));
-shell!(shmem_int8_add_, pshmem_int8_add_, (dest: *mut i64, value_i8: *const i64, pe: *const c_int), unsafe amo::add("shmem_int8_add", SHMEM_CTX_DEFAULT, dest, *value_i8, *pe));
-shell!(shmem_int4_fadd_, pshmem_int4_fadd_, (dest: *mut i32, value_i4: *const i32, pe: *const c_int) -> i32, unsafe amo::fetch_add("shmem_int4_fadd", SHMEM_CTX_DEFAULT, dest, *value_i4, *pe));
-shell!(shmem_int8_fadd_, pshmem_int8_fadd_, (dest: *mut i64, value_i8: *const i64, pe: *const c_int) -> i64, unsafe amo::fetch_add("shmem_int8_fadd", SHMEM_CTX_DEFAULT, dest, *value_i8, *pe));
+shell!(shmem_int4_add_, pshmem_int4_add_, (dest: *mut i32, value_i4: *const i32, pe: *const c_int), unsafe amo::rmw("shmem_int4_add", SHMEM_CTX_DEFAULT, dest, *value_i4, *pe, amo::Rmw::Add));
+shell!(shmem_int8_add_, pshmem_int8_add_, (dest: *mut i64, value_i8: *const i64, pe: *const c_int), unsafe amo::rmw("shmem_int8_add", SHMEM_CTX_DEFAULT, dest, *value_i8, *pe, amo::Rmw::Add));
+shell!(shmem_int4_fadd_, pshmem_int4_fadd_, (dest: *mut i32, value_i4: *const i32, pe: *const c_int) -> i32, unsafe amo::fetch_rmw("shmem_int4_fadd", SHMEM_CTX_DEFAULT, dest, *value_i4, *pe, amo::Rmw::Add));
+shell!(shmem_int8_fadd_, pshmem_int8_fadd_, (dest: *mut i64, value_i8: *const i64, pe: *const c_int) -> i64, unsafe amo::fetch_rmw("shmem_int8_fadd", SHMEM_CTX_DEFAULT, dest, *value_i8, *pe, amo::Rmw::Add));
 shell!(shmem_int4_inc_, pshmem_int4_inc_, (dest: *mut i32, pe: *const c_int), unsafe amo::inc("shmem_int4_inc", SHMEM_CTX_DEFAULT, dest, *pe));
 shell!(shmem_int8_inc_, pshmem_int8_inc_, (dest: *mut i64, pe: *const c_int), unsafe amo::inc("shmem_int8_inc", SHMEM_CTX_DEFAULT, dest, *pe));
 shell!(shmem_int4_finc_, pshmem_int4_finc_, (dest: *mut i32, pe: *const c_int) -> i32, unsafe amo::fetch_inc("shmem_int4_finc", SHMEM_CTX_DEFAULT, dest, *pe));
