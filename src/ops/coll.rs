@@ -132,6 +132,83 @@ pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
     0
 }
 
+/// Broadcast on a resolved team or active set; the root's `dest` gets the data if `to_root`.
+///
+/// # Safety
+/// As [`broadcast`].
+unsafe fn broadcast_on<T: Copy>(
+    call: &'static str,
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    PE_root: c_int,
+    to_root: bool,
+) {
+    let r = root(call, c, PE_root);
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe { flat::broadcast(c, dest.cast(), source.cast(), len, r, to_root) };
+}
+
+/// Collect (each PE its own count) or, if `fixed`, fcollect on a resolved team or active set.
+///
+/// # Safety
+/// As [`collect`] or [`fcollect`].
+unsafe fn collect_on<T: Copy>(
+    call: &'static str,
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+    fixed: bool,
+) {
+    let len = bytes::<T>(call, "nelems", nelems);
+    // SAFETY: forwarded contract.
+    unsafe {
+        if fixed {
+            flat::fcollect(c, dest.cast(), source.cast(), len)
+        } else {
+            flat::collect(c, dest.cast(), source.cast(), len)
+        }
+    };
+}
+
+/// Alltoall on a resolved team or active set.
+///
+/// # Safety
+/// As [`alltoall`].
+unsafe fn alltoall_on<T: Copy>(
+    call: &'static str,
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) {
+    let len = bytes::<T>(call, "nelems", nelems);
+    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoall(c, dest.cast(), source.cast(), len) };
+}
+
+/// Strided alltoall on a resolved team or active set.
+///
+/// # Safety
+/// As [`alltoalls`].
+unsafe fn alltoalls_on<T: Copy>(
+    call: &'static str,
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    dst: isize,
+    sst: isize,
+    nelems: usize,
+) {
+    let (dst, sst) = strides(call, dst, sst);
+    // SAFETY: forwarded contract.
+    unsafe { flat::alltoalls(c, dest, source, dst, sst, nelems) };
+}
+
 /// `shmem_broadcast` family: the root's `nelems` of `source` into every PE's `dest`, the root's
 /// included.
 ///
@@ -148,10 +225,8 @@ pub unsafe fn broadcast<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    let r = root(call, &c, PE_root);
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::broadcast(&c, dest.cast(), source.cast(), len, r, true) };
+    unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, true) };
     0
 }
 
@@ -169,9 +244,8 @@ pub unsafe fn collect<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::collect(&c, dest.cast(), source.cast(), len) };
+    unsafe { collect_on(call, &c, dest, source, nelems, false) };
     0
 }
 
@@ -189,9 +263,8 @@ pub unsafe fn fcollect<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::fcollect(&c, dest.cast(), source.cast(), len) };
+    unsafe { collect_on(call, &c, dest, source, nelems, true) };
     0
 }
 
@@ -209,10 +282,8 @@ pub unsafe fn alltoall<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    let len = bytes::<T>(call, "nelems", nelems);
-    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
     // SAFETY: forwarded contract.
-    unsafe { flat::alltoall(&c, dest.cast(), source.cast(), len) };
+    unsafe { alltoall_on(call, &c, dest, source, nelems) };
     0
 }
 
@@ -233,9 +304,8 @@ pub unsafe fn alltoalls<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    let (dst, sst) = strides(call, dst, sst);
     // SAFETY: forwarded contract.
-    unsafe { flat::alltoalls(&c, dest, source, dst, sst, nelems) };
+    unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
     0
 }
 
@@ -280,10 +350,8 @@ pub unsafe fn broadcast_set<T: Copy>(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    let r = root(call, &c, PE_root);
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::broadcast(&c, dest.cast(), source.cast(), len, r, false) };
+    unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, false) };
 }
 
 /// Deprecated `shmem_collect32/64`.
@@ -301,9 +369,8 @@ pub unsafe fn collect_set<T: Copy>(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::collect(&c, dest.cast(), source.cast(), len) };
+    unsafe { collect_on(call, &c, dest, source, nelems, false) };
 }
 
 /// Deprecated `shmem_fcollect32/64`.
@@ -321,9 +388,8 @@ pub unsafe fn fcollect_set<T: Copy>(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
-    unsafe { flat::fcollect(&c, dest.cast(), source.cast(), len) };
+    unsafe { collect_on(call, &c, dest, source, nelems, true) };
 }
 
 /// Deprecated `shmem_alltoall32/64`.
@@ -341,10 +407,8 @@ pub unsafe fn alltoall_set<T: Copy>(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    let len = bytes::<T>(call, "nelems", nelems);
-    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
     // SAFETY: forwarded contract.
-    unsafe { flat::alltoall(&c, dest.cast(), source.cast(), len) };
+    unsafe { alltoall_on(call, &c, dest, source, nelems) };
 }
 
 /// Deprecated `shmem_alltoalls32/64`.
@@ -364,7 +428,6 @@ pub unsafe fn alltoalls_set<T: Copy>(
     _pSync: *mut c_long,
 ) {
     let c = on_active_set(call, PE_start, logPE_stride, PE_size);
-    let (dst, sst) = strides(call, dst, sst);
     // SAFETY: forwarded contract.
-    unsafe { flat::alltoalls(&c, dest, source, dst, sst, nelems) };
+    unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
 }
