@@ -787,7 +787,7 @@ pub fn expand(rows: &[FortranRow]) -> Result<Vec<Routine<'_>>, String> {
             Types::One(e) => vec![(None, Some(e))],
             Types::Each(list) => list.iter().map(|(p, e)| (Some(*p), Some(*e))).collect(),
         };
-        let mut family_sig: Option<(String, FSignature)> = None;
+        let mut family_sig: Option<FSignature> = None;
         let mut pending = Vec::new();
         for pattern in family.names {
             for (part, elem) in &parts {
@@ -812,7 +812,7 @@ pub fn expand(rows: &[FortranRow]) -> Result<Vec<Routine<'_>>, String> {
                     return Err(format!("{name}: synopsis names {}", sig.name));
                 }
                 if family_sig.is_none() {
-                    family_sig = Some((name.clone(), sig.clone()));
+                    family_sig = Some(sig.clone());
                 }
                 out.push(Routine {
                     row,
@@ -823,7 +823,7 @@ pub fn expand(rows: &[FortranRow]) -> Result<Vec<Routine<'_>>, String> {
             }
         }
         for (row, elem) in pending {
-            let (_, sig) = family_sig
+            let sig = family_sig
                 .clone()
                 .ok_or_else(|| format!("{}: no synopsis in its family to borrow", row.name))?;
             let sig = FSignature {
