@@ -128,6 +128,7 @@ pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, None);
     crate::collectives::barrier::group(c.w, &c.g);
     0
 }
@@ -149,6 +150,7 @@ pub unsafe fn broadcast<T: Copy>(
         return -1;
     };
     let r = root(call, &c, PE_root);
+    crate::collectives::agree::check(&c, Some(r), Some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
     unsafe { flat::broadcast(&c, dest.cast(), source.cast(), len, r, true) };
@@ -169,6 +171,7 @@ pub unsafe fn collect<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, None);
     let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
     unsafe { flat::collect(&c, dest.cast(), source.cast(), len) };
@@ -189,6 +192,7 @@ pub unsafe fn fcollect<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
     unsafe { flat::fcollect(&c, dest.cast(), source.cast(), len) };
@@ -209,6 +213,7 @@ pub unsafe fn alltoall<T: Copy>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
     // SAFETY: forwarded contract.
@@ -234,6 +239,7 @@ pub unsafe fn alltoalls<T: Copy>(
         return -1;
     };
     let (dst, sst) = strides(call, dst, sst);
+    crate::collectives::agree::check(&c, None, Some(nelems));
     // SAFETY: forwarded contract.
     unsafe { flat::alltoalls(&c, dest, source, dst, sst, nelems) };
     0

@@ -243,6 +243,7 @@ unsafe fn on<T: Element>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(n));
     super::coll::bytes::<T>(call, "nreduce", n);
     // SAFETY: forwarded contract.
     unsafe { flat::reduce(&c, dest, source, n, T::ZERO, f) };
@@ -636,6 +637,7 @@ unsafe fn scan<T: Arith>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(n));
     super::coll::bytes::<T>(call, "nelems", n);
     // SAFETY: forwarded contract.
     unsafe { flat::scan(&c, dest, source, n, inclusive, T::ZERO, T::sum) };
