@@ -15,7 +15,10 @@
 // which must be refused. orphan: every PE waits in the library for good (PE 1 in a wait_until, the
 // others in a barrier), so that killing the launcher leaves them nobody to end them. return0 and
 // exit0: PE 1 leaves without shmem_finalize (returns from main, calls exit(0)) while the others
-// wait for it in a barrier: its implicit finalize must not complete their barrier.
+// wait for it in a barrier: its implicit finalize must not complete their barrier. deadlock (4 PEs
+// or more): PE 2 waits in shmem_int_wait_until for a value nobody stores, PE 3 computes forever
+// without calling the library, the others wait in a barrier that PE 2 and 3 never enter; the
+// hang-report tests expect each PE to say where it is.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -85,6 +88,25 @@ int main(int argc, char **argv)
         }
         if (me == victim)
             shmem_int_wait_until(&never, SHMEM_CMP_EQ, 1);
+        shmem_barrier_all();
+        return 99;
+    }
+    if (strcmp(fault, "deadlock") == 0) {
+        static int never;
+        if (me == 0) {
+            printf("deadlocked\n");
+            fflush(stdout);
+        }
+        if (me == 2)
+            shmem_int_wait_until(&never, SHMEM_CMP_EQ, 1);
+        if (me == 3) {
+            volatile unsigned long work = 0;
+            for (;;) {
+                for (int i = 0; i < 100000; i++)
+                    work += (unsigned long)i * 7u;
+                nap_ms(1);
+            }
+        }
         shmem_barrier_all();
         return 99;
     }

@@ -2,7 +2,9 @@
 //! `shmem_global_exit(7)` or dies inside `shmem_init`; Ctrl-C and SIGTERM to oshrun; the timeout;
 //! two jobs at once. Each test asserts the exit code, the message naming the PE and what happened,
 //! that the job ended within 2 s of the fault, and that no PE process and no `/dev/shm` segment of
-//! the job is left. The programs are `c-tests/launch_fault.c` and `c-tests/launch_ring.c`.
+//! the job is left. The programs are `c-tests/launch_fault.c` and `c-tests/launch_ring.c`. Hang
+//! reports: a deadlocked job under `--timeout`, SIGQUIT to oshrun and `SHMEM_HANG_REPORT` print,
+//! for every PE, the call and what it waits for.
 
 #[path = "support/launch.rs"]
 mod support;
@@ -317,4 +319,99 @@ fn left_without_finalize() {
             &["PE 1 has left (shmem_finalize, or returned from main"],
         );
     }
+}
+
+/// The lines a deadlocked `launch_fault deadlock` job prints for PEs 0 to 2 (blocked in a barrier
+/// waiting for PE 3, and in a wait_until).
+const BLOCKED_LINES: &[&str] = &[
+    "[PE 0] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 1 of 2: waiting for PE 3 (blocked",
+    "[PE 1] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 2 of 2: waiting for PE 3 (blocked",
+    "[PE 2] shmem_int_wait_until: ivar=0x",
+    "cmp=EQ value=1: current 0 (blocked",
+];
+/// What the computing PE 3 answers.
+const COMPUTING_LINE: &str = "[PE 3] not blocked in the library (computing";
+
+fn assert_lines(run: &support::Run, lines: &[&str]) {
+    for line in lines {
+        assert!(
+            run.stderr.contains(line),
+            "no `{line}` in stderr\n{}",
+            run.describe()
+        );
+    }
+}
+
+/// A deadlocked 4-PE job (PEs 0 and 1 in a barrier, PE 2 in a wait_until, PE 3 computing) under
+/// `oshrun --timeout`: before the stop every PE says where it is, and the exit code stays 124.
+#[test]
+fn timeout_reports_where_every_pe_is() {
+    let (run, pid, mark) = fault_job("deadlock", &["--timeout", "2"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert!(run.stdout.contains("deadlocked"), "{}", run.describe());
+    assert!(run.stderr.contains("timed out"), "{}", run.describe());
+    assert_lines(&run, BLOCKED_LINES);
+    assert_lines(&run, &[COMPUTING_LINE]);
+    assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
+/// SIGQUIT to oshrun asks every PE where it is and the job goes on (SIGTERM then ends it);
+/// `SHMEM_HANG_REPORT` makes the blocked PEs report by themselves, once per wait.
+#[test]
+fn sigquit_and_hang_report() {
+    let b = built();
+    let mark = marker("deadlock-quit");
+    let mut cmd = Command::new(&b.oshrun);
+    cmd.args(["-np", "4", "--timeout", "20", "-x", "SHMEM_HANG_REPORT=0.5"])
+        .arg(&b.fault)
+        .args(["deadlock", "1", &mark]);
+    let started = Instant::now();
+    let child = support::spawn(&mut cmd);
+    let pid = child.id();
+    let until = Instant::now() + Duration::from_secs(10);
+    while support::processes_with(&mark).len() < 5 && Instant::now() < until {
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(2000));
+    let _ = Command::new("kill")
+        .args(["-s", "QUIT", &pid.to_string()])
+        .status();
+    thread::sleep(Duration::from_millis(1000));
+    let still = support::processes_with(&mark).len();
+    let _ = Command::new("kill")
+        .args(["-s", "TERM", &pid.to_string()])
+        .status();
+    let run = support::wait(child, started, LIMIT);
+    assert_eq!(
+        still,
+        5,
+        "the job did not go on after SIGQUIT\n{}",
+        run.describe()
+    );
+    assert_eq!(run.code, 143, "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("received SIGQUIT, asking every PE where it is"),
+        "{}",
+        run.describe()
+    );
+    assert_lines(&run, BLOCKED_LINES);
+    assert_lines(&run, &[COMPUTING_LINE]);
+    // Each blocked PE: once by itself (SHMEM_HANG_REPORT) and once on request; PE 3 on request.
+    for pe in 0..3 {
+        let n = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with(&format!("[PE {pe}] shmem_")))
+            .count();
+        assert_eq!(n, 2, "PE {pe} reported {n} times\n{}", run.describe());
+    }
+    assert_eq!(
+        run.stderr.matches(COMPUTING_LINE).count(),
+        1,
+        "{}",
+        run.describe()
+    );
+    assert_nothing_left(&run, pid, &mark);
 }

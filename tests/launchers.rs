@@ -316,3 +316,26 @@ fn srun_ring_and_faults() {
     fault(srun(&cluster.conf), "global_exit", Some(7));
     fault(srun(&cluster.conf), "early-kill", None);
 }
+
+/// `SHMEM_HANG_REPORT` under Hydra (no oshrun): the PEs of a deadlocked job that are blocked in
+/// the library say where they are by themselves; Hydra's own timeout then ends the job.
+#[test]
+fn hydra_hang_report() {
+    let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
+    let mark = marker("deadlock");
+    let mut cmd = hydra(&[]);
+    cmd.env("SHMEM_HANG_REPORT", "1")
+        .env("MPIEXEC_TIMEOUT", "5")
+        .arg(&built().fault)
+        .args(["deadlock", "1", &mark]);
+    let run = support::run(&mut cmd, LIMIT);
+    assert_ne!(run.code, 0, "{}", run.describe());
+    for line in [
+        "[PE 0] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 1 of 2: waiting for PE 3",
+        "[PE 1] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 2 of 2: waiting for PE 3",
+        "[PE 2] shmem_int_wait_until: ivar=0x",
+    ] {
+        assert!(run.stderr.contains(line), "no `{line}`\n{}", run.describe());
+    }
+    assert_eq!(leftover_processes(&mark, Duration::from_secs(3)), []);
+}

@@ -18,6 +18,7 @@ use crate::runtime::handle::{self, WORLD_SLOT};
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
 use crate::transport::shm::control::ASET_PES;
+use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
 /// What a failed signal names: the barrier runs inside many calls.
@@ -44,7 +45,21 @@ pub fn team(w: &World, slot: usize, m: &Members) {
         w.control_store(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
         let from = m.world((m.me + n - distance % n) % n);
-        departure::wait_for(w, CALL, from, || flag.load(Ordering::Acquire) >= epoch);
+        let rounds = n.next_power_of_two().trailing_zeros();
+        departure::wait_for(
+            w,
+            CALL,
+            from,
+            || flag.load(Ordering::Acquire) >= epoch,
+            |out| {
+                let team = handle::team_label(slot);
+                let _ = write!(
+                    out,
+                    "barrier of team {team}, round {} of {rounds}: waiting for PE {from}",
+                    round + 1
+                );
+            },
+        );
         distance *= 2;
         round += 1;
     }
@@ -72,7 +87,15 @@ pub fn wait_signal(w: &World, from: usize) {
     let seen = &w.aset_seen[from];
     let next = seen.load(Ordering::Relaxed) + 1;
     let count = &w.control(w.me).aset[from];
-    w.wait_until(|| count.load(Ordering::Acquire) >= next);
+    w.wait_until_as(
+        || count.load(Ordering::Acquire) >= next,
+        |out| {
+            let _ = write!(
+                out,
+                "barrier of an active set: waiting for PE {from} (signal {next})"
+            );
+        },
+    );
     seen.store(next, Ordering::Relaxed);
 }
 

@@ -9,6 +9,7 @@
 //! over the network is read with gets instead; where that would move too much (large reductions and
 //! broadcasts over three or more members), [`split`] divides the work into one chunk per member.
 
+pub mod agree;
 pub mod barrier;
 pub mod call;
 pub mod flat;

@@ -11,7 +11,7 @@
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
 use crate::collectives::barrier::active_set_fits;
-use crate::collectives::{Coll, flat};
+use crate::collectives::{Coll, agree, flat};
 use crate::collectives::{Group, Sync};
 use crate::fatal;
 use crate::runtime::handle::{self, shmem_team_t};
@@ -128,6 +128,7 @@ pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    agree::check(&c, None, None);
     crate::collectives::barrier::group(c.w, &c.g);
     0
 }
@@ -146,6 +147,7 @@ unsafe fn broadcast_on<T: Copy>(
     to_root: bool,
 ) {
     let r = root(call, c, PE_root);
+    agree::check(c, Some(r), Some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
     unsafe { flat::broadcast(c, dest.cast(), source.cast(), len, r, to_root) };
@@ -163,6 +165,7 @@ unsafe fn collect_on<T: Copy>(
     nelems: usize,
     fixed: bool,
 ) {
+    agree::check(c, None, fixed.then_some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     // SAFETY: forwarded contract.
     unsafe {
@@ -185,6 +188,7 @@ unsafe fn alltoall_on<T: Copy>(
     source: *const T,
     nelems: usize,
 ) {
+    agree::check(c, None, Some(nelems));
     let len = bytes::<T>(call, "nelems", nelems);
     bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
     // SAFETY: forwarded contract.
@@ -205,6 +209,7 @@ unsafe fn alltoalls_on<T: Copy>(
     nelems: usize,
 ) {
     let (dst, sst) = strides(call, dst, sst);
+    agree::check(c, None, Some(nelems));
     // SAFETY: forwarded contract.
     unsafe { flat::alltoalls(c, dest, source, dst, sst, nelems) };
 }

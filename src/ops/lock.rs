@@ -31,6 +31,7 @@ use crate::runtime::world;
 use crate::transport::AmoWord;
 use crate::transport::shm::Word;
 use std::ffi::{c_int, c_long};
+use std::fmt::Write as _;
 use std::sync::Mutex;
 
 /// Under `SHMEM_DEBUG`: the addresses of the locks this PE holds.
@@ -126,7 +127,16 @@ pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
         .rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true)
         .into();
     let mine = next_ticket::<L>(old);
-    world::wait_until(|| serving::<L>(p.load(call).into()) == mine);
+    world::wait_until_as(
+        || serving::<L>(p.load(call).into()) == mine,
+        |out| {
+            let now = serving::<L>(p.load(call).into());
+            let _ = write!(
+                out,
+                "{call}: lock={lock:p}: holds ticket {mine}, the lock serves {now}"
+            );
+        },
+    );
     track(call, lock as usize, true);
 }
 

@@ -29,6 +29,7 @@ use crate::runtime::world;
 use crate::transport::shm::Word;
 use std::cell::Cell;
 use std::ffi::c_int;
+use std::fmt::Write as _;
 use std::mem::size_of;
 
 mod sealed {
@@ -74,6 +75,18 @@ impl Cmp {
             SHMEM_CMP_LT => Cmp::Lt,
             SHMEM_CMP_GE => Cmp::Ge,
             _ => bad_cmp(call, cmp),
+        }
+    }
+
+    /// The comparison's name without its `SHMEM_CMP_` prefix (for reports).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cmp::Eq => "EQ",
+            Cmp::Ne => "NE",
+            Cmp::Gt => "GT",
+            Cmp::Le => "LE",
+            Cmp::Lt => "LT",
+            Cmp::Ge => "GE",
         }
     }
 
@@ -157,10 +170,20 @@ pub(crate) fn wait_value<T: Ivar>(
     let cmp = Cmp::parse(call, cmp);
     let p = local(call, what, ivar, 1);
     let mut seen = read::<T>(p, 0);
-    world::wait_until(|| {
-        seen = read::<T>(p, 0);
-        cmp.holds(seen, cmp_value)
-    });
+    world::wait_until_as(
+        || {
+            seen = read::<T>(p, 0);
+            cmp.holds(seen, cmp_value)
+        },
+        |out| {
+            let now = read::<T>(p, 0);
+            let _ = write!(
+                out,
+                "{call}: {what}={ivar:p} cmp={} value={cmp_value:?}: current {now:?}",
+                cmp.name()
+            );
+        },
+    );
     seen
 }
 
@@ -226,6 +249,7 @@ mod cursor {
 
 /// The checked arguments of an array form.
 struct Set<'a, T: Ivar> {
+    call: &'static str,
     ivars: *mut T::Word,
     nelems: usize,
     status: Option<&'a [c_int]>,
@@ -252,6 +276,7 @@ impl<T: Ivar> Set<'_, T> {
         if nelems == 0 {
             world::get(call);
             return Set {
+                call,
                 ivars: std::ptr::null_mut(),
                 nelems,
                 status: None,
@@ -271,6 +296,7 @@ impl<T: Ivar> Set<'_, T> {
             Err(values) => Against::Each(unsafe { std::slice::from_raw_parts(values, nelems) }),
         };
         Set {
+            call,
             ivars: p,
             nelems,
             status,
@@ -295,6 +321,32 @@ impl<T: Ivar> Set<'_, T> {
         self.cmp.holds(read::<T>(self.ivars, i), against)
     }
 
+    /// What a blocked array wait waits for: element `i` (`_all`), or any active one.
+    fn describe(&self, out: &mut String, i: Option<usize>) {
+        let _ = write!(
+            out,
+            "{}: ivars={:p} nelems={} cmp={}: ",
+            self.call,
+            self.ivars,
+            self.nelems,
+            self.cmp.name()
+        );
+        let _ = match i {
+            Some(i) => {
+                let against = match self.against {
+                    Against::One(v) => v,
+                    Against::Each(values) => values[i],
+                };
+                let now = read::<T>(self.ivars, i);
+                write!(
+                    out,
+                    "waiting for element {i} (value {against:?}): current {now:?}"
+                )
+            }
+            None => write!(out, "no active element satisfies it yet"),
+        };
+    }
+
     fn any_active(&self) -> bool {
         (0..self.nelems).any(|i| self.active(i))
     }
@@ -303,7 +355,7 @@ impl<T: Ivar> Set<'_, T> {
     fn all(&self, block: bool) -> bool {
         for i in (0..self.nelems).filter(|&i| self.active(i)) {
             if block {
-                world::wait_until(|| self.ready(i));
+                world::wait_until_as(|| self.ready(i), |out| self.describe(out, Some(i)));
             } else if !self.ready(i) {
                 return false;
             }
@@ -327,10 +379,13 @@ impl<T: Ivar> Set<'_, T> {
             scan()
         } else {
             let mut found = usize::MAX;
-            world::wait_until(|| {
-                found = scan();
-                found != usize::MAX
-            });
+            world::wait_until_as(
+                || {
+                    found = scan();
+                    found != usize::MAX
+                },
+                |out| self.describe(out, None),
+            );
             found
         };
         if found != usize::MAX {
@@ -365,10 +420,20 @@ impl<T: Ivar> Set<'_, T> {
             return scan();
         }
         let mut n = 0;
-        world::wait_until(|| {
-            n = scan();
-            n > 0
-        });
+        let ivars = self.ivars;
+        let (nelems, cmp) = (self.nelems, self.cmp.name());
+        world::wait_until_as(
+            || {
+                n = scan();
+                n > 0
+            },
+            |out| {
+                let _ = write!(
+                    out,
+                    "{call}: ivars={ivars:p} nelems={nelems} cmp={cmp}: no active element satisfies it yet"
+                );
+            },
+        );
         n
     }
 }

@@ -245,6 +245,7 @@ pub unsafe fn reduce<T: Element>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(nreduce));
     super::coll::bytes::<T>(call, "nreduce", nreduce);
     // SAFETY: forwarded contract.
     unsafe { flat::reduce(&c, dest, source, nreduce, T::ZERO, op) };
@@ -318,6 +319,7 @@ unsafe fn scan<T: Arith>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
+    crate::collectives::agree::check(&c, None, Some(n));
     super::coll::bytes::<T>(call, "nelems", n);
     // SAFETY: forwarded contract.
     unsafe { flat::scan(&c, dest, source, n, inclusive, T::ZERO, T::sum) };

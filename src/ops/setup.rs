@@ -66,6 +66,9 @@ fn start(call: &'static str, level: c_int) {
         crate::runtime::log::phase("first barrier", t);
         crate::runtime::wait::watch_parent();
         crate::runtime::wait::set_slow_check(crate::runtime::departure::check_alone);
+        let w = world::get(call);
+        crate::runtime::hang::install(w.me, w.config.hang_report);
+        crate::collectives::agree::configure(w.config.debug);
         if let Err(why) = crate::runtime::fork::protect(world::get(call)) {
             fatal!(call, "cannot register the fork handlers: {why}");
         }

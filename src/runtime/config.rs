@@ -17,6 +17,7 @@
 //! warning with the nearest known name ([`unknown_warning`]); `SHMEM_WARN_UNKNOWN=0` silences it.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
 /// Where a configuration value came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +94,8 @@ config_table! {
         "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
+    hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
+        "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
         "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
 }
@@ -232,6 +235,19 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     usize::try_from(value).map_err(|_| TOO_LARGE.to_string())
 }
 
+/// A time in seconds (`10`, `2.5`); `0` or `off` is none.
+pub fn parse_seconds(text: &str) -> Result<Option<Duration>, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    match t.parse::<f64>() {
+        Ok(s) if s == 0.0 => Ok(None),
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        _ => Err("is not a time in seconds (a positive number, or 0 or off for none)".into()),
+    }
+}
+
 /// A flag whose value the spec leaves free ("Any"): set means on, whatever the value (empty,
 /// `1`, `yes`, `verbose`), except the usual spellings of off: `0`, `n`, `no`, `false`, `off` (any
 /// case). Never an error.
@@ -314,6 +330,15 @@ impl std::fmt::Display for Show<'_, String> {
     }
 }
 
+impl std::fmt::Display for Show<'_, Option<Duration>> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            None => f.write_str("off"),
+            Some(d) => write!(f, "{} s", d.as_secs_f64()),
+        }
+    }
+}
+
 impl std::fmt::Display for Show<'_, bool> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if *self.0 { "yes" } else { "no" })
@@ -323,6 +348,20 @@ impl std::fmt::Display for Show<'_, bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds() {
+        assert_eq!(parse_seconds("10"), Ok(Some(Duration::from_secs(10))));
+        assert_eq!(
+            parse_seconds(" 2.5 "),
+            Ok(Some(Duration::from_millis(2500)))
+        );
+        assert_eq!(parse_seconds("0"), Ok(None));
+        assert_eq!(parse_seconds("OFF"), Ok(None));
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("ten").is_err());
+        assert!(parse_seconds("inf").is_err());
+    }
 
     #[test]
     fn sizes() {

@@ -17,6 +17,7 @@ use super::world::World;
 use super::{wait, world};
 use crate::fatal;
 use crate::transport::shm::control::ASET_PES;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How many times this PE has entered the rendezvous.
@@ -33,7 +34,17 @@ pub fn rendezvous(w: &World, call: &'static str) {
     }
     let target = generation * w.npes as u64;
     let arrived = &w.control(w.me).finalized.0;
-    w.wait_until(|| arrived.load(Ordering::Acquire) >= target);
+    w.wait_until_as(
+        || arrived.load(Ordering::Acquire) >= target,
+        |out| {
+            let now = arrived.load(Ordering::Acquire) + w.npes as u64 - target;
+            let _ = write!(
+                out,
+                "finalize rendezvous ({call}): {now} of {} PEs arrived, waiting for the others",
+                w.npes
+            );
+        },
+    );
 }
 
 /// Whether `pe` is in (or past) a finalize this PE has not entered.
@@ -44,16 +55,23 @@ fn has_left(w: &World, pe: usize) -> bool {
 }
 
 /// Waits until `done()` for something only world PE `from` can do (a barrier signal): if `from`
-/// has left meanwhile, the job ends with the error naming it and `call`.
-pub fn wait_for(w: &World, call: &'static str, from: usize, done: impl Fn() -> bool) {
+/// has left meanwhile, the job ends with the error naming it and `call`. `what` writes what the
+/// wait waits for when a hang report asks (`runtime::hang`).
+pub fn wait_for(
+    w: &World,
+    call: &'static str,
+    from: usize,
+    done: impl Fn() -> bool,
+    what: impl Fn(&mut String),
+) {
     let mut check = || {
         if has_left(w, from) && !done() {
             left_while_waited_for(call, from);
         }
     };
     match w.remote() {
-        None => wait::until_watching(&done, || {}, &mut check),
-        Some(net) => wait::until_watching(&done, || net.poll(), &mut check),
+        None => wait::until_watching_as(&done, || {}, &mut check, what),
+        Some(net) => wait::until_watching_as(&done, || net.poll(), &mut check, what),
     }
 }
 

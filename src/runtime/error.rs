@@ -78,8 +78,8 @@ pub fn install_panic_hook() {
                 .map(|l| format!("{}:{}", l.file(), l.line()))
                 .unwrap_or_default();
             let stack = std::backtrace::Backtrace::force_capture().to_string();
-            let call = call_on_stack(&stack).unwrap_or("rshmem");
-            let text = panic_message(&world::pe_label(), call, &payload, &location);
+            let call = call_on_stack(&stack, is_exported).unwrap_or_else(|| "rshmem".into());
+            let text = panic_message(&world::pe_label(), &call, &payload, &location);
             abort_job(1, &text)
         }));
     });
@@ -95,9 +95,13 @@ fn panic_message(pe: &str, call: &str, payload: &str, location: &str) -> String 
     format!("[PE {pe}] {call}: internal error: {payload}{at} (please report it with this message)")
 }
 
-/// The outermost OpenSHMEM entry point in a backtrace's text (its frames are numbered from the
-/// innermost): a frame named `shmem_*`, `pshmem_*`, `shmemx_*`, a legacy name, or a Fortran one.
-fn call_on_stack(stack: &str) -> Option<&str> {
+/// The OpenSHMEM call in a backtrace's text (its frames are numbered from the innermost): the
+/// outermost frame named `shmem_*`, `pshmem_*`, `shmemx_*`, a legacy name or a Fortran one (with
+/// debug information the shells read `rshmem::api::<chapter>::shmem_x`). An optimized shell
+/// usually jumps to its `ops` function instead of calling it and leaves no frame: then the
+/// outermost `rshmem::ops::<module>::<f>` frame stands for it, as `shmem_<f>` when the library
+/// exports that symbol (`exported`), else as its path.
+pub(super) fn call_on_stack(stack: &str, exported: impl Fn(&str) -> bool) -> Option<String> {
     const LEGACY: [&str; 8] = [
         "start_pes",
         "_my_pe",
@@ -108,20 +112,54 @@ fn call_on_stack(stack: &str) -> Option<&str> {
         "shfree",
         "shrealloc",
     ];
-    stack
+    let frames: Vec<&str> = stack
         .lines()
         .filter_map(|line| {
             let (number, name) = line.trim_start().split_once(": ")?;
             number.parse::<u32>().ok()?;
             let name = name.trim();
-            let exported = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && (["shmem_", "pshmem_", "shmemx_"]
-                    .iter()
-                    .any(|p| name.starts_with(p))
-                    || LEGACY.contains(&name));
-            exported.then_some(name)
+            // Generic arguments (`wait_until::<i32>`, `<T>`) are no part of the name.
+            Some(
+                name.split('<')
+                    .next()
+                    .unwrap_or(name)
+                    .trim_end_matches("::"),
+            )
         })
-        .next_back()
+        .collect();
+    let shell = frames.iter().rev().find_map(|&name| {
+        let name = name
+            .strip_prefix("rshmem::api::")
+            .map_or(name, |rest| rest.rsplit("::").next().unwrap_or(rest));
+        let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let is_call = ["shmem_", "pshmem_", "shmemx_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            || LEGACY.contains(&name);
+        (plain && is_call).then(|| name.to_string())
+    });
+    shell.or_else(|| {
+        let op = frames
+            .iter()
+            .rev()
+            .find(|name| name.starts_with("rshmem::ops::"))?;
+        let f = op.rsplit("::").next().unwrap_or(op);
+        let symbol = format!("shmem_{f}");
+        Some(if exported(&symbol) {
+            symbol
+        } else {
+            op.to_string()
+        })
+    })
+}
+
+/// Whether this process has a symbol `name` (an OpenSHMEM call the library exports).
+pub(super) fn is_exported(name: &str) -> bool {
+    let Ok(name) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks the symbol up.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }.is_null()
 }
 
 /// `fatal` with `format!` syntax.
@@ -152,9 +190,36 @@ mod tests {
    3: pshmem_team_split_2d
    4: main
    5: __libc_start_main";
-        assert_eq!(call_on_stack(stack), Some("pshmem_team_split_2d"));
-        assert_eq!(call_on_stack("   0: rshmem::x\n   1: main"), None);
+        let none = |_: &str| false;
+        assert_eq!(
+            call_on_stack(stack, none).as_deref(),
+            Some("pshmem_team_split_2d")
+        );
+        assert_eq!(call_on_stack("   0: rshmem::x\n   1: main", none), None);
         let legacy = "   0: rshmem::ops::memory::allocate\n   1: shmalloc\n   2: main";
-        assert_eq!(call_on_stack(legacy), Some("shmalloc"));
+        assert_eq!(call_on_stack(legacy, none).as_deref(), Some("shmalloc"));
+        let debug = "   0: rshmem::ops::sync::barrier_all\n   1: rshmem::api::sync::shmem_barrier_all\n   2: main";
+        assert_eq!(
+            call_on_stack(debug, none).as_deref(),
+            Some("shmem_barrier_all")
+        );
+    }
+
+    #[test]
+    fn a_tail_called_shell_is_named_by_its_op() {
+        let stack = "   0: rshmem::runtime::wait::until_watching_as
+   1: rshmem::collectives::barrier::world
+   2: rshmem::ops::sync::barrier_all
+   3: main";
+        let exports = |name: &str| name == "shmem_barrier_all";
+        assert_eq!(
+            call_on_stack(stack, exports).as_deref(),
+            Some("shmem_barrier_all")
+        );
+        let generic = "   0: rshmem::ops::p2p::wait_value::<i32>\n   1: rshmem::ops::p2p::wait_until<T>\n   2: main";
+        assert_eq!(
+            call_on_stack(generic, |_| false).as_deref(),
+            Some("rshmem::ops::p2p::wait_until")
+        );
     }
 }

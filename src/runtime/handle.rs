@@ -260,6 +260,15 @@ pub fn team_handle(slot: usize) -> shmem_team_t {
     shmem_team_t(&TEAMS[slot] as *const Team as *mut rshmem_team)
 }
 
+/// How a report names the team in `slot`: the predefined teams by name, the others by handle.
+pub fn team_label(slot: usize) -> String {
+    match slot {
+        WORLD_SLOT => "SHMEM_TEAM_WORLD".to_string(),
+        SHARED_SLOT => "SHMEM_TEAM_SHARED".to_string(),
+        _ => format!("{:p} (slot {slot})", team_handle(slot).0),
+    }
+}
+
 /// Brings the predefined teams to life for `w` (at `shmem_init`). Their epochs continue across a
 /// finalize and a new init, since their flags in the control block stay.
 pub fn open_predefined_teams(w: &World) {

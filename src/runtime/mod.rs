@@ -9,6 +9,7 @@ pub mod departure;
 pub mod error;
 pub mod fork;
 pub mod handle;
+pub mod hang;
 pub mod heap;
 pub mod info;
 pub mod log;

@@ -17,6 +17,9 @@
 //! a PE reparented because its launcher died ends with a message saying so. That covers every
 //! launcher whose PEs are its children (oshrun, Hydra's proxy, Open MPI's `mpirun`, Slurm's
 //! step daemon).
+//!
+//! A wait may describe what it waits for ([`until_watching_as`]: a closure run only when a hang
+//! report is printed, see `runtime::hang`); the same slow-path checks answer the reports.
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -90,12 +93,35 @@ pub fn set_slow_check(check: fn(&mut dyn FnMut() -> bool)) {
     let _ = SLOW_CHECK.set(check);
 }
 
+/// As [`until`], `what` writing what the wait waits for when a hang report asks.
+#[inline]
+pub fn until_as(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
+    until_watching_as(done, || {}, || {}, what)
+}
+
+/// As [`until_polling`], `what` writing what the wait waits for when a hang report asks.
+#[inline]
+pub fn until_polling_as(
+    done: impl FnMut() -> bool,
+    poll: impl FnMut(),
+    what: impl Fn(&mut String),
+) {
+    until_watching_as(done, poll, || {}, what)
+}
+
 /// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
 /// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
-pub fn until_watching(
+pub fn until_watching(done: impl FnMut() -> bool, poll: impl FnMut(), watch: impl FnMut()) {
+    until_watching_as(done, poll, watch, super::hang::undescribed)
+}
+
+/// As [`until_watching`], `what` writing what the wait waits for when a hang report asks (see
+/// `runtime::hang`; it runs only then).
+pub fn until_watching_as(
     mut done: impl FnMut() -> bool,
     mut poll: impl FnMut(),
     mut watch: impl FnMut(),
+    what: impl Fn(&mut String),
 ) {
     if done() {
         return;
@@ -114,6 +140,7 @@ pub fn until_watching(
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
     let mut yields = 0u32;
+    let mut blocked: Option<super::hang::Blocked> = None;
     while !done() {
         poll();
         std::thread::yield_now();
@@ -124,6 +151,9 @@ pub fn until_watching(
                 check(&mut done);
             }
             watch();
+            blocked
+                .get_or_insert_with(super::hang::Blocked::enter)
+                .check(&what);
         }
     }
 }

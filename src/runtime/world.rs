@@ -223,11 +223,22 @@ pub fn finalize_bootstrap() {
 }
 
 /// Waits until `done()`, moving the default lane's queue meanwhile if the job has a network (see
-/// [`World::wait_until`]); a plain [`super::wait::until`] otherwise.
+/// [`World::wait_until`]); a plain [`super::wait::until`] otherwise. (Every wait of the library
+/// describes itself now, [`wait_until_as`]; this stays for a wait that has nothing to say.)
+#[allow(dead_code)]
 pub fn wait_until(done: impl FnMut() -> bool) {
     match try_get() {
         Some(w) => w.wait_until(done),
         None => super::wait::until(done),
+    }
+}
+
+/// As [`wait_until`], `what` writing what the wait waits for when a hang report asks (see
+/// `runtime::hang`).
+pub fn wait_until_as(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
+    match try_get() {
+        Some(w) => w.wait_until_as(done, what),
+        None => super::wait::until_as(done, what),
     }
 }
 
@@ -248,6 +259,15 @@ impl World {
         match self.remote() {
             None => super::wait::until(done),
             Some(net) => super::wait::until_polling(done, || net.poll()),
+        }
+    }
+
+    /// As [`World::wait_until`], `what` writing what the wait waits for when a hang report asks.
+    #[inline]
+    pub fn wait_until_as(&self, done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
+        match self.remote() {
+            None => super::wait::until_as(done, what),
+            Some(net) => super::wait::until_polling_as(done, || net.poll(), what),
         }
     }
 

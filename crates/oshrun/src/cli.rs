@@ -22,7 +22,8 @@ serves them the PMI-1 wire protocol (PMI_FD, PMI_RANK, PMI_SIZE).
 
 Options:
   -np N, -n N, --np N   number of PEs to start (default 1); also -np=N
-  --timeout SEC         kill the whole job after SEC seconds (exit code 124)
+  --timeout SEC         kill the whole job after SEC seconds (exit code 124),
+                        after one second in which each PE prints where it is
   --tag-output          prefix each line of output with [PE n]
   -x VAR                pass VAR to the PEs (they inherit the environment anyway)
   -x VAR=value          set VAR to value in the PEs' environment
@@ -31,6 +32,8 @@ Options:
 
 Exit status: the first non-zero exit code of a PE, 128+n if a PE was killed
 by signal n, 124 on timeout, 2 on a usage error, 0 if every PE exited 0.
+SIGQUIT to oshrun (kill -QUIT <pid>) makes each PE print where it is; the job
+goes on.
 ";
 
 /// What the command line asks for.

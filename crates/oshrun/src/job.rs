@@ -1,8 +1,8 @@
 //! One job: starts the PEs, serves their PMI requests, forwards their output, and decides how the
 //! job ends.
 //!
-//! Everything runs on one thread around one `poll`: a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP
-//! are blocked and read from it), oshrun's end of each PE's PMI socket, and with `--tag-output`
+//! Everything runs on one thread around one `poll`: a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP,
+//! SIGQUIT are blocked and read from it), oshrun's end of each PE's PMI socket, and with `--tag-output`
 //! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business.
 //!
 //! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
@@ -11,6 +11,11 @@
 //! still running, SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are consequences and are not reported. oshrun returns
 //! only when every PE has been reaped, so no zombie is left behind; it then removes the
 //! `/dev/shm` entries named after the job's KVS name that the PEs may have left.
+//!
+//! Hang reports: SIGQUIT to oshrun, and the timeout before it stops the job, send every PE
+//! [`REPORT_SIGNAL`], on which rshmem prints where each PE is (the call and what it waits for; see
+//! the library's `runtime::hang`); after a timeout the PEs get [`REPORT_TIME`] to print before the
+//! stop. The signal's default action is to ignore it, so a PE that does not answer is not harmed.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -34,6 +39,10 @@ use crate::server::{Abort, Outcome, Server};
 pub const GRACE: Duration = Duration::from_secs(1);
 /// Longest sleep in `poll`; a safety net, since SIGCHLD and the clocks wake the loop anyway.
 const MAX_WAIT: Duration = Duration::from_secs(1);
+/// The signal that asks a PE where it is (rshmem's hang report); ignored by default.
+const REPORT_SIGNAL: Signal = Signal::SIGURG;
+/// Time the PEs have to print their reports after the timeout, before the stop.
+const REPORT_TIME: Duration = Duration::from_secs(1);
 /// Exit status when `--timeout` expires (as timeout(1)).
 const EXIT_TIMEOUT: i32 = 124;
 /// Where POSIX shared memory segments live.
@@ -99,6 +108,8 @@ struct Job {
     stopping: Option<Stopping>,
     deadline: Option<Instant>,
     timeout_secs: f64,
+    /// Set when the timeout has fired: the PEs print their reports until then, then the stop.
+    reports_until: Option<Instant>,
 }
 
 /// Runs the job described by `opts` to its end and returns oshrun's exit status.
@@ -123,6 +134,7 @@ pub fn run(opts: &Options) -> i32 {
             .timeout_duration()
             .and_then(|d| Instant::now().checked_add(d)),
         timeout_secs: opts.timeout.unwrap_or_default(),
+        reports_until: None,
     };
     let launcher = match Launcher::new(opts) {
         Ok(launcher) => launcher,
@@ -177,6 +189,7 @@ fn catch_signals() -> nix::Result<SignalFd> {
         Signal::SIGINT,
         Signal::SIGTERM,
         Signal::SIGHUP,
+        Signal::SIGQUIT,
     ] {
         mask.add(signal);
     }
@@ -271,6 +284,9 @@ impl Job {
         if let (Some(deadline), None) = (self.deadline, &self.stopping) {
             until = until.min(deadline);
         }
+        if let (Some(reports), None) = (self.reports_until, &self.stopping) {
+            until = until.min(reports);
+        }
         if let Some(Stopping {
             kill_at,
             killed: false,
@@ -333,8 +349,14 @@ impl Job {
         }
     }
 
-    /// SIGINT, SIGTERM or SIGHUP: stop the job, exit 128+signal; a second one sends SIGKILL now.
+    /// SIGQUIT: ask every PE where it is. SIGINT, SIGTERM or SIGHUP: stop the job, exit
+    /// 128+signal; a second one sends SIGKILL now.
     fn on_signal(&mut self, signo: i32) {
+        if signo == Signal::SIGQUIT as i32 {
+            say!("oshrun: received SIGQUIT, asking every PE where it is");
+            self.ask_reports();
+            return;
+        }
         if self.stopping.is_some() {
             self.kill_all();
             return;
@@ -415,6 +437,13 @@ impl Job {
         });
     }
 
+    /// Sends every running PE the hang-report signal.
+    fn ask_reports(&self) {
+        for pe in &self.pes {
+            pe.signal(REPORT_SIGNAL);
+        }
+    }
+
     fn kill_all(&mut self) {
         for pe in &self.pes {
             pe.signal(Signal::SIGKILL);
@@ -424,11 +453,21 @@ impl Job {
         }
     }
 
-    /// Fires the timeout and the SIGKILL that follows a stop.
+    /// Fires the timeout (the PEs' reports, then the stop) and the SIGKILL that follows a stop.
     fn check_clocks(&mut self) {
         let now = Instant::now();
-        if self.stopping.is_none() && self.deadline.is_some_and(|d| now >= d) {
-            say!("oshrun: job timed out after {} s", self.timeout_secs);
+        if self.stopping.is_none()
+            && self.reports_until.is_none()
+            && self.deadline.is_some_and(|d| now >= d)
+        {
+            say!(
+                "oshrun: job timed out after {} s; where each PE is:",
+                self.timeout_secs
+            );
+            self.ask_reports();
+            self.reports_until = Some(now + REPORT_TIME);
+        }
+        if self.stopping.is_none() && self.reports_until.is_some_and(|r| now >= r) {
             self.fail(EXIT_TIMEOUT, None);
         }
         if let Some(Stopping {

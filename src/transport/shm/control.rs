@@ -79,7 +79,13 @@ pub struct Control {
     pub left: [AtomicU64; ASET_PES],
     /// Arrivals in `shmem_finalize`: every PE adds 1 here on every PE, each time.
     pub finalized: Padded,
+    /// Under `SHMEM_DEBUG`, per team slot, the arguments of this PE's last two collective calls on
+    /// the team, indexed by the parity of the team's epoch (see `collectives::agree`).
+    pub agree: [[[AtomicU64; AGREE_WORDS]; 2]; TEAM_SLOTS],
 }
+
+/// Words of one collective call's record (`collectives::agree`).
+pub const AGREE_WORDS: usize = 12;
 
 const _: () = assert!(std::mem::size_of::<Control>() <= CONTROL_SIZE);
 

@@ -1,0 +1,179 @@
+//! Hang reports: where a blocked PE is. On request (a signal, [`SIGNAL`], which `oshrun` sends
+//! every PE when its `--timeout` fires or when it receives SIGQUIT) or once a wait has lasted
+//! `SHMEM_HANG_REPORT` seconds, a PE blocked in a wait prints one line on stderr naming the
+//! OpenSHMEM call (the outermost exported symbol on the waiting thread's stack, as the panic hook
+//! finds it, unless the wait names it itself), its arguments and what it waits for:
+//! `[PE 2] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 1 of 2: waiting for PE 0
+//! (blocked 3.0 s)`. A PE with no blocked wait answers a request from the signal handler itself
+//! with a fixed line (`write(2)` of text made at init: the only thing a handler may do safely).
+//!
+//! Cost: nothing on any fast path. A wait's description is a closure its caller passes down, run
+//! only when a report is printed. A wait registers as blocked ([`Blocked::enter`]) at its first
+//! slow-path check, after `PARENT_CHECK` yields; from then on each check (every `PARENT_CHECK`
+//! yields) loads the request count and, when `SHMEM_HANG_REPORT` is set, reads the clock. The
+//! handler only writes and counts: it allocates nothing, takes no lock and keeps `errno`.
+//!
+//! The signal is SIGURG, whose default action is to ignore it: a process that never installed
+//! the handler (a program not linked with rshmem under `oshrun`, a PE before `shmem_init`) is not
+//! harmed by a request. The handler is installed at the first `shmem_init` only where the
+//! program has left SIGURG at its default, and a program may replace it.
+
+use super::{error, world};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The signal that asks every PE for a report.
+pub const SIGNAL: libc::c_int = libc::SIGURG;
+
+/// Requests received so far (the handler adds one each).
+static REQUESTS: AtomicU32 = AtomicU32::new(0);
+/// Waits of this process past their first slow-path check.
+static BLOCKED: AtomicUsize = AtomicUsize::new(0);
+/// `SHMEM_HANG_REPORT` in milliseconds; 0 when off.
+static AFTER_MS: AtomicU64 = AtomicU64::new(0);
+/// What the handler writes when no wait is blocked.
+static IDLE: OnceLock<Box<[u8]>> = OnceLock::new();
+
+/// Arms the reports for this PE (at init): the time after which a wait reports by itself, the
+/// handler's fixed line, and the handler where the program left the signal at its default.
+pub fn install(me: usize, after: Option<Duration>) {
+    AFTER_MS.store(
+        after.map_or(0, |d| (d.as_millis() as u64).max(1)),
+        Ordering::Relaxed,
+    );
+    let _ = IDLE.set(
+        format!(
+            "[PE {me}] not blocked in the library (computing, or in a call that is not waiting)\n"
+        )
+        .into_bytes()
+        .into_boxed_slice(),
+    );
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: an all-zero sigaction is a valid value to be filled in; sigaction with a NULL
+        // new action only reads the current one; the handler installed is async-signal-safe
+        // (`on_request`), and SA_RESTART keeps the program's system calls from failing by EINTR.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(SIGNAL, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction != libc::SIG_DFL
+            {
+                return;
+            }
+            let mut new: libc::sigaction = std::mem::zeroed();
+            new.sa_sigaction = on_request as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            new.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut new.sa_mask);
+            libc::sigaction(SIGNAL, &new, std::ptr::null_mut());
+        }
+    });
+}
+
+/// The signal handler: counts the request; answers it at once when no wait is blocked.
+extern "C" fn on_request(_: libc::c_int) {
+    // SAFETY: errno is this thread's; it is restored before returning, so that the interrupted
+    // code never sees the handler's own write fail.
+    let errno = unsafe { *libc::__errno_location() };
+    if BLOCKED.load(Ordering::Relaxed) == 0 {
+        if let Some(line) = IDLE.get() {
+            // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
+            // async-signal-safe.
+            unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+        }
+    }
+    REQUESTS.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = errno };
+}
+
+/// A wait that has reached its slow-path checks: it answers requests and reports itself once
+/// when it lasts longer than `SHMEM_HANG_REPORT`.
+pub struct Blocked {
+    /// The request count this wait has answered up to.
+    seen: u32,
+    since: Instant,
+    /// Whether the wait has reported by itself (it does so once).
+    late: bool,
+}
+
+impl Blocked {
+    /// Registers a wait as blocked (at its first slow-path check).
+    #[cold]
+    pub fn enter() -> Blocked {
+        BLOCKED.fetch_add(1, Ordering::Relaxed);
+        Blocked {
+            seen: REQUESTS.load(Ordering::Relaxed),
+            since: Instant::now(),
+            late: false,
+        }
+    }
+
+    /// One slow-path check: prints the report if one was requested, or if the wait has become
+    /// late. `what` writes what the wait waits for.
+    #[inline]
+    pub fn check(&mut self, what: &dyn Fn(&mut String)) {
+        let requests = REQUESTS.load(Ordering::Relaxed);
+        if requests != self.seen {
+            self.seen = requests;
+            report(what, self.since.elapsed());
+        }
+        let after = AFTER_MS.load(Ordering::Relaxed);
+        if after != 0 && !self.late {
+            let blocked = self.since.elapsed();
+            if blocked >= Duration::from_millis(after) {
+                self.late = true;
+                report(what, blocked);
+            }
+        }
+    }
+}
+
+impl Drop for Blocked {
+    fn drop(&mut self) {
+        BLOCKED.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Prints `[PE n] <call>: <what> (blocked s)` in one write.
+#[cold]
+#[inline(never)]
+fn report(what: &dyn Fn(&mut String), blocked: Duration) {
+    let mut line = format!("[PE {}] ", world::pe_label());
+    let start = line.len();
+    what(&mut line);
+    // A wait that knows its call names it first; otherwise the stack tells.
+    if !line[start..].starts_with("shmem_") {
+        let stack = std::backtrace::Backtrace::force_capture().to_string();
+        let call = error::call_on_stack(&stack, error::is_exported)
+            .unwrap_or_else(|| "rshmem (no OpenSHMEM call on the stack)".into());
+        line.insert_str(start, &format!("{call}: "));
+    }
+    let _ = writeln!(line, " (blocked {:.1} s)", blocked.as_secs_f64());
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// The description of a wait whose caller gave none.
+pub fn undescribed(out: &mut String) {
+    out.push_str("waiting (this wait does not describe itself)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_answered_once_by_each_blocked_wait() {
+        let mut a = Blocked::enter();
+        let seen = a.seen;
+        REQUESTS.fetch_add(1, Ordering::Relaxed);
+        a.check(&|out| out.push_str("test wait"));
+        assert_eq!(a.seen, seen + 1);
+        a.check(&|out| out.push_str("test wait"));
+        assert_eq!(a.seen, seen + 1);
+        assert!(BLOCKED.load(Ordering::Relaxed) >= 1);
+        drop(a);
+    }
+}
