@@ -52,8 +52,8 @@ pub fn wait_for(w: &World, call: &'static str, from: usize, done: impl Fn() -> b
         }
     };
     match w.remote() {
-        None => wait::until_watching(&done, || {}, &mut check),
-        Some(net) => wait::until_watching(&done, || net.poll(), &mut check),
+        None => wait::until_watching(&done, || false, &mut check),
+        Some(net) => net.serve(|poll| wait::until_watching(&done, poll, &mut check)),
     }
 }
 
