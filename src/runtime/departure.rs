@@ -70,8 +70,8 @@ pub fn wait_for(
         }
     };
     match w.remote() {
-        None => wait::until_watching_as(&done, || {}, &mut check, what),
-        Some(net) => wait::until_watching_as(&done, || net.poll(), &mut check, what),
+        None => wait::until_watching_as(&done, || false, &mut check, what),
+        Some(net) => net.serve(|poll| wait::until_watching_as(&done, poll, &mut check, what)),
     }
 }
 

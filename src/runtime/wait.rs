@@ -24,7 +24,7 @@
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Yields between two looks at the parent process.
+/// Rounds (yields, or polls that kept the wait spinning) between two looks at the parent process.
 const PARENT_CHECK: u32 = 64;
 
 /// The parent process at init (the launcher, or its daemon); 0 before init.
@@ -43,6 +43,14 @@ fn check_parent() {
         super::error::launcher_gone(parent);
     }
 }
+
+/// Busy rounds (`poll` true) between two yields all the same: a thread of this PE that the
+/// network needs (UCX's own) gets the core now and then.
+const BUSY_YIELD: u32 = 32;
+
+/// Checks between two calls of a wait's `poll` while it spins (a network PE answers its peers
+/// from there: they should not wait for the spin to end).
+const POLL_SPINS: u32 = 8;
 
 /// Most checks before yielding (about 40 us of `pause`, 10 ns each on this project's machines).
 const MAX_SPINS: u32 = 1 << 12;
@@ -74,12 +82,15 @@ pub fn configure(local_pes: usize) {
 /// Returns when `done()` is true.
 #[inline]
 pub fn until(done: impl FnMut() -> bool) {
-    until_polling(done, || {})
+    until_polling(done, || false)
 }
 
-/// As [`until`], calling `poll` before each yield: a PE whose UCX operations wait in a queue for
-/// the progress of its own worker (a full socket) gets them moving while it waits for a peer.
-pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut()) {
+/// As [`until`], calling `poll` every `POLL_SPINS` checks and on each later round: a PE whose UCX
+/// operations wait in a queue for the progress of its own worker (a full socket) gets them moving
+/// while it waits for a peer, and may answer its peers' requests itself. A round whose `poll`
+/// returns true (the network is busy answering) does not yield, unless local PEs outnumber the
+/// cores.
+pub fn until_polling(done: impl FnMut() -> bool, poll: impl FnMut() -> bool) {
     until_watching(done, poll, || {})
 }
 
@@ -96,14 +107,14 @@ pub fn set_slow_check(check: fn(&mut dyn FnMut() -> bool)) {
 /// As [`until`], `what` writing what the wait waits for when a hang report asks.
 #[inline]
 pub fn until_as(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
-    until_watching_as(done, || {}, || {}, what)
+    until_watching_as(done, || false, || {}, what)
 }
 
 /// As [`until_polling`], `what` writing what the wait waits for when a hang report asks.
 #[inline]
 pub fn until_polling_as(
     done: impl FnMut() -> bool,
-    poll: impl FnMut(),
+    poll: impl FnMut() -> bool,
     what: impl Fn(&mut String),
 ) {
     until_watching_as(done, poll, || {}, what)
@@ -111,7 +122,11 @@ pub fn until_polling_as(
 
 /// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
 /// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
-pub fn until_watching(done: impl FnMut() -> bool, poll: impl FnMut(), watch: impl FnMut()) {
+pub fn until_watching(
+    done: impl FnMut() -> bool,
+    poll: impl FnMut() -> bool,
+    watch: impl FnMut(),
+) {
     until_watching_as(done, poll, watch, super::hang::undescribed)
 }
 
@@ -119,7 +134,7 @@ pub fn until_watching(done: impl FnMut() -> bool, poll: impl FnMut(), watch: imp
 /// `runtime::hang`; it runs only then).
 pub fn until_watching_as(
     mut done: impl FnMut() -> bool,
-    mut poll: impl FnMut(),
+    mut poll: impl FnMut() -> bool,
     mut watch: impl FnMut(),
     what: impl Fn(&mut String),
 ) {
@@ -127,8 +142,11 @@ pub fn until_watching_as(
         return;
     }
     let budget = SPINS.load(Ordering::Relaxed);
-    for _ in 0..budget {
+    for spin in 0..budget {
         spin_loop();
+        if spin % POLL_SPINS == POLL_SPINS - 1 {
+            let _ = poll();
+        }
         if done() {
             if budget < CEILING.load(Ordering::Relaxed) {
                 SPINS.store(budget * 2, Ordering::Relaxed);
@@ -139,13 +157,18 @@ pub fn until_watching_as(
     if budget > FLOOR.load(Ordering::Relaxed) {
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
-    let mut yields = 0u32;
+    // A busy poll keeps the wait spinning (but for every `BUSY_YIELD`-th round) only where every
+    // local PE has a core.
+    let may_spin = CEILING.load(Ordering::Relaxed) > OVERSUBSCRIBED_SPINS;
+    let mut rounds = 0u32;
     let mut blocked: Option<super::hang::Blocked> = None;
     while !done() {
-        poll();
-        std::thread::yield_now();
-        yields = yields.wrapping_add(1);
-        if yields.is_multiple_of(PARENT_CHECK) {
+        let busy = poll() && may_spin;
+        if !busy || rounds.is_multiple_of(BUSY_YIELD) {
+            std::thread::yield_now();
+        }
+        rounds = rounds.wrapping_add(1);
+        if rounds.is_multiple_of(PARENT_CHECK) {
             check_parent();
             if let Some(check) = SLOW_CHECK.get() {
                 check(&mut done);

@@ -253,12 +253,13 @@ impl World {
     }
 
     /// Waits until `done()` ([`super::wait::until`]), moving what the network's default lane has
-    /// queued meanwhile when the job has a network.
+    /// queued and answering peers meanwhile when the job has a network (the network's progress
+    /// thread stays out of the way).
     #[inline]
     pub fn wait_until(&self, done: impl FnMut() -> bool) {
         match self.remote() {
             None => super::wait::until(done),
-            Some(net) => super::wait::until_polling(done, || net.poll()),
+            Some(net) => net.serve(|poll| super::wait::until_polling(done, poll)),
         }
     }
 

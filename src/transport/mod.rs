@@ -216,8 +216,18 @@ pub(crate) trait Network: Sized {
     /// Loads `words.len()` consecutive control words from heap offset `off` of `pe`.
     fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()>;
 
-    /// Moves what the default lane has queued, without waiting (called by wait loops).
+    /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
+
+    /// Runs `f`, a wait inside the library, handing it the poll to call on each of its rounds
+    /// (it returns true when the wait should spin rather than yield): a network whose peers need
+    /// this PE's progress may have the waiting thread answer them meanwhile.
+    fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        f(&mut || {
+            self.poll();
+            false
+        })
+    }
 
     /// Closes every lane by `deadline`; this PE keeps answering its peers until [`Network::stop`].
     fn close(&mut self, deadline: Instant) -> Result<()>;
@@ -407,10 +417,10 @@ impl Remote {
         each!(self, n => Network::control_load(n, pe, off, words))
     }
 
-    /// See [`Network::poll`].
+    /// See [`Network::serve`].
     #[inline]
-    pub(crate) fn poll(&self) {
-        each!(self, n => Network::poll(n))
+    pub(crate) fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        each!(self, n => Network::serve(n, f))
     }
 
     /// See [`Network::close`].

@@ -6,7 +6,7 @@
 //! - [`Context`]: one UCP context with the RMA, AMO32, AMO64 and WAKEUP features, shared by the
 //!   workers of every thread (`mt_workers_shared`).
 //! - [`Worker`]: a UCP worker in `UCS_THREAD_MODE_MULTI`, so the PE's threads and a
-//!   [`ProgressThread`] may use it at once. Its [`Worker::address`] is what a peer needs to connect.
+//!   [`ProgressThread`] may use it at once (a [`Server`] keeps them from taking turns on it). Its [`Worker::address`] is what a peer needs to connect.
 //! - [`Endpoint`]: a connection from a worker to a peer's worker address.
 //! - [`MemoryRegion`]: an existing address range registered with `ucp_mem_map`; its packed remote
 //!   key ([`MemoryRegion::pack_rkey`]) is what a peer needs to reach it.
@@ -35,8 +35,8 @@
 //! Completion: a blocking put returns when the source may be reused (local completion); the data is
 //! at the target after a flush ([`Worker::flush`], [`Endpoint::flush`]: `shmem_quiet`). A get or a
 //! fetching atomic returns with the value. Transports that emulate RMA with active messages (TCP,
-//! shared memory on memory UCX did not allocate) need the target's worker progressed: the target
-//! runs a [`ProgressThread`].
+//! shared memory on memory UCX did not allocate) need the target's worker progressed: the target's
+//! threads do it while they wait in the library, its [`ProgressThread`] while they do not.
 
 mod about;
 pub mod context;
@@ -49,7 +49,7 @@ pub mod worker;
 pub(crate) use about::about;
 pub use context::{Context, MemoryRegion};
 pub use network::{Lane, Local, Network};
-pub use progress::ProgressThread;
+pub use progress::{ProgressThread, Served, Server};
 pub use rma::RemoteKey;
 pub use worker::{Armed, Endpoint, Request, Worker};
 

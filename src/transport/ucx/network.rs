@@ -2,15 +2,16 @@
 //! reach it through and the progress thread that serves that worker, and one [`Lane`] per shmem
 //! context for the operations this PE starts.
 //!
-//! Two kinds of worker, so that no worker is ever progressed by two threads (UCX guards a worker
-//! of `UCS_THREAD_MODE_MULTI` with a spinlock; on a busy node the holder gets preempted and the
-//! other thread spins out its time slice: barriers over TCP took milliseconds that way):
-//! - the *target* worker: its address is the one peers connect to; only the progress thread
-//!   progresses it, answering the peers' software-emulated puts, gets and atomics while this PE
-//!   computes;
+//! Two kinds of worker, so that no worker is progressed by two threads taking turns (UCX guards a
+//! worker of `UCS_THREAD_MODE_MULTI` with a spinlock; on a busy node the holder gets preempted and
+//! the other thread spins out its time slice: barriers over TCP took milliseconds that way):
+//! - the *target* worker: its address is the one peers connect to; it answers the peers'
+//!   software-emulated puts, gets and atomics. Progressed by this PE's threads while they wait in
+//!   the library and by the progress thread while none does ([`super::Server`]);
 //! - a *lane* per shmem context (the default one and each created context, opened at the first
 //!   use): a worker with an endpoint and the remote keys of every PE, progressed by the thread
-//!   that waits for one of its operations. Quiet and fence of a context act on its lane only.
+//!   that waits for one of its operations (which serves the target worker meanwhile). Quiet and
+//!   fence of a context act on its lane only.
 //!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
 //! registers this PE's segments and describes them in a [`Local::card`] (text: target worker
@@ -28,9 +29,11 @@
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 
 use super::{
-    Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Worker,
+    Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
+    Server, Worker,
 };
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
@@ -149,9 +152,9 @@ pub struct Lane {
 }
 
 impl Lane {
-    /// A new worker connected to every PE of `cards`.
-    fn open(context: &Context, cards: &[Card]) -> Result<Lane> {
-        let worker = Worker::new(context)?;
+    /// A new worker connected to every PE of `cards`, whose waits serve `server`.
+    fn open(context: &Context, cards: &[Card], server: &Arc<Server>) -> Result<Lane> {
+        let worker = Worker::serving(context, server)?;
         let mut peers = Vec::with_capacity(cards.len());
         for card in cards {
             // SAFETY: the address is the bytes a peer's Worker::address produced (the card format
@@ -313,6 +316,8 @@ pub struct Network {
     lanes: Box<[OnceLock<Lane>]>,
     cards: Vec<Card>,
     progress: Option<ProgressThread>,
+    /// The target worker's server (the progress thread's, kept after it stops).
+    server: Arc<Server>,
     _target: Worker,
     _regions: Vec<Option<MemoryRegion>>,
     context: Context,
@@ -334,14 +339,16 @@ impl Network {
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))
             .collect::<Result<Vec<Card>>>()?;
-        let default = Lane::open(&local.context, &cards)?;
+        let progress = ProgressThread::spawn(&local.target)?;
+        let server = progress.server().clone();
+        let default = Lane::open(&local.context, &cards, &server)?;
         let lanes: Box<[OnceLock<Lane>]> = (0..lanes.max(1)).map(|_| OnceLock::new()).collect();
         let _ = lanes[0].set(default);
-        let progress = Some(ProgressThread::spawn(&local.target)?);
         Ok(Network {
             lanes,
             cards,
-            progress,
+            progress: Some(progress),
+            server,
             _target: local.target,
             _regions: local.regions,
             context: local.context,
@@ -373,7 +380,7 @@ impl Network {
 
     #[cold]
     fn open_lane(&self, i: usize) -> Result<&Lane> {
-        let lane = Lane::open(&self.context, &self.cards)?;
+        let lane = Lane::open(&self.context, &self.cards, &self.server)?;
         // Two threads opening one lane at once (a context is created on one, so this is only a
         // program's race): the loser's lane is dropped.
         let _ = self.lanes[i].set(lane);
@@ -393,6 +400,19 @@ impl Network {
             }
         }
         first_error
+    }
+
+    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the
+    /// default lane, and the target worker while this thread serves it instead of the progress
+    /// thread ([`super::Turn`]); the poll says whether the wait should spin rather than yield.
+    #[inline]
+    pub fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        let lane = self.default_lane();
+        let mut turn = self.server.turn();
+        f(&mut || {
+            lane.poll();
+            turn.poll() != Served::No
+        })
     }
 
     /// Stops the progress thread (after [`Network::close`]).

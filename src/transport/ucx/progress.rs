@@ -1,48 +1,222 @@
-//! An event-driven progress thread: it progresses a worker while there is work and sleeps in
-//! `poll` on the worker's event fd otherwise, so a peer's software-emulated put, get or atomic is
-//! answered while the owning thread computes, without a polling interval.
+//! Who progresses a PE's target worker (the one its peers reach it through, so that their
+//! software-emulated puts, gets and atomics are answered): the PE's own threads while one of them
+//! waits inside the library, an event-driven progress thread while none does.
 //!
-//! Invariants: the thread holds a clone of the [`Worker`] (in `UCS_THREAD_MODE_MULTI`, so the
-//! owner keeps using it); it sleeps only after `ucp_worker_arm` said nothing is pending; stopping
-//! sets a flag and then signals the worker, which either wakes the `poll` or makes the next arm
-//! report busy, so the flag is always seen.
+//! Why two: waking a thread that sleeps in `poll` costs tens of microseconds on an idle node, more
+//! than a whole TCP round trip on loopback. A PE that waits in the library (a blocking get or
+//! atomic, quiet, wait_until, a barrier) spins anyway, so it progresses its target worker itself
+//! on each round ([`Server::turn`], [`Turn::poll`]) and a peer's request is answered by a thread
+//! that is already running. A PE that computes outside the library still answers: then the
+//! progress thread progresses the worker until idle, arms it and sleeps in `poll` on its event fd.
+//! A waiting thread hands the worker back early when it has answered nothing for `SERVE_GAP`, or
+//! when it finds itself descheduled between two polls (`DESCHEDULED`): on a busy node a thread
+//! woken from `poll` runs ahead of the busy ones while a spinning or yielding one waits for its
+//! time slice, so there the progress thread serves (for `CONTENDED_FOR`, then turns try again).
+//!
+//! Invariants: the worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress
+//! thread may overlap briefly). `state` counts the threads inside a turn (low half) and the turns
+//! ended (high half). The progress thread does not progress while a turn is on: it checks before
+//! progressing and after every wake-up, and then parks (not on the event fd, which stays readable
+//! while someone else handles the events) until no turn was on for a whole `HANDBACK`, or a turn
+//! handed the worker back early: a PE going in and out of the library (a barrier loop) does not
+//! wake it on every exit, and two threads do not take turns on the worker's lock. It sleeps on
+//! the fd only after `ucp_worker_arm` said nothing is pending. Stopping sets a flag, unparks the
+//! thread and signals the worker, so the flag is seen wherever the thread sleeps.
 
 use super::{Armed, Error, Result, Worker};
 use std::os::fd::AsRawFd;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
+use std::time::{Duration, Instant};
 use ucx_sys::UCS_ERR_IO_ERROR;
 
-/// A thread progressing one worker until stopped.
-pub struct ProgressThread {
+/// A target worker and who progresses it: the threads serving, else the progress thread.
+pub struct Server {
     worker: Worker,
-    stop: Arc<AtomicBool>,
+    /// Threads of this PE inside a turn (low 32 bits), turns ended (high 32 bits).
+    state: AtomicU64,
+    /// A turn handed the worker back early (`SERVE_GAP`): the progress thread resumes at once.
+    handed: AtomicBool,
+    stop: AtomicBool,
+    /// The progress thread, to unpark it.
+    thread: OnceLock<Thread>,
+    /// Until when (nanoseconds after `epoch`) turns leave the worker to the progress thread: a
+    /// turn found its thread descheduled, the node is busy.
+    contended_until: AtomicU64,
+    epoch: Instant,
+}
+
+/// One thread in a turn, in `Server::state`.
+const ONE_TURN: u64 = 1;
+/// One thread in a turn less, one turn ended more.
+const TURN_ENDED: u64 = (1 << 32) - 1;
+/// The threads-in-a-turn half of `Server::state`.
+const IN_TURN: u64 = (1 << 32) - 1;
+
+/// How long a waiting thread keeps serving after the last request it answered (while it answers
+/// requests, its wait spins instead of yielding).
+const SERVE_GAP: Duration = Duration::from_millis(2);
+
+/// A gap this long between two polls of a turn means its thread was descheduled: the node is
+/// busy, where a thread woken from `poll` is scheduled ahead of the busy ones and a spinning one
+/// waits for its time slice. The turn hands the worker back, and turns leave it to the progress
+/// thread for `CONTENDED_FOR`.
+const DESCHEDULED: Duration = Duration::from_micros(50);
+const CONTENDED_FOR: Duration = Duration::from_millis(20);
+
+/// How long no turn must be on before the progress thread takes the worker back.
+const HANDBACK: Duration = Duration::from_micros(500);
+
+impl Server {
+    /// Takes the worker from the progress thread for one wait of this thread: the wait calls
+    /// [`Turn::poll`] on each round.
+    #[inline]
+    pub fn turn(&self) -> Turn<'_> {
+        let now = Instant::now();
+        let serving = self.since(now) >= self.contended_until.load(Ordering::Relaxed);
+        if serving {
+            self.state.fetch_add(ONE_TURN, Ordering::SeqCst);
+        }
+        Turn {
+            server: self,
+            serving,
+            last: now,
+            polled: now,
+        }
+    }
+
+    /// Nanoseconds from `epoch` to `t`.
+    #[inline]
+    fn since(&self, t: Instant) -> u64 {
+        t.duration_since(self.epoch).as_nanos() as u64
+    }
+
+    #[inline]
+    fn in_turn(&self) -> bool {
+        self.state.load(Ordering::SeqCst) & IN_TURN != 0
+    }
+
+    #[inline]
+    fn turns_ended(&self) -> u64 {
+        self.state.load(Ordering::SeqCst) >> 32
+    }
+}
+
+/// What one [`Turn::poll`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Served {
+    /// The turn has handed the worker back: the wait may yield.
+    No,
+    /// Nothing arrived this round; the turn goes on.
+    Nothing,
+    /// A request was answered this round.
+    Answered,
+}
+
+/// One thread's wait serving the target worker ([`Server::turn`]); dropping it ends the turn.
+pub struct Turn<'a> {
+    server: &'a Server,
+    serving: bool,
+    /// When this thread last answered a request (or began).
+    last: Instant,
+    /// When the last poll ended.
+    polled: Instant,
+}
+
+impl Turn<'_> {
+    /// Progresses the target worker while this thread serves it.
+    #[inline]
+    pub fn poll(&mut self) -> Served {
+        if !self.serving {
+            return Served::No;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.polled) > DESCHEDULED {
+            let until = self.server.since(now) + CONTENDED_FOR.as_nanos() as u64;
+            self.server.contended_until.store(until, Ordering::Relaxed);
+            self.hand_back();
+            return Served::No;
+        }
+        let answered = self.server.worker.progress() != 0;
+        self.polled = Instant::now();
+        if answered {
+            self.last = self.polled;
+            return Served::Answered;
+        }
+        if self.polled.duration_since(self.last) > SERVE_GAP {
+            self.hand_back();
+            return Served::No;
+        }
+        Served::Nothing
+    }
+
+    /// Ends the turn early and has the progress thread resume at once.
+    #[cold]
+    fn hand_back(&mut self) {
+        self.end();
+        self.server.handed.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.server.thread.get() {
+            thread.unpark();
+        }
+    }
+
+    #[inline]
+    fn end(&mut self) {
+        self.serving = false;
+        self.server.state.fetch_add(TURN_ENDED, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Turn<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.serving {
+            self.end();
+        }
+    }
+}
+
+/// A thread progressing one worker while no thread of the PE serves it, until stopped.
+pub struct ProgressThread {
+    server: Arc<Server>,
     thread: Option<JoinHandle<Result<()>>>,
 }
 
 impl ProgressThread {
-    /// Starts progressing `worker` on a new thread.
+    /// Starts serving `worker` on a new thread.
     pub fn spawn(worker: &Worker) -> Result<ProgressThread> {
         // Fails early, on the caller's thread, if the worker has no event fd.
         worker.event_fd()?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let server = Arc::new(Server {
+            worker: worker.clone(),
+            state: AtomicU64::new(0),
+            handed: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            thread: OnceLock::new(),
+            contended_until: AtomicU64::new(0),
+            epoch: Instant::now(),
+        });
         let thread = {
-            let worker = worker.clone();
-            let stop = stop.clone();
+            let server = server.clone();
             std::thread::Builder::new()
                 .name("ucx-progress".into())
-                .spawn(move || run(&worker, &stop))
+                .spawn(move || run(&server))
                 .map_err(|_| Error {
                     call: "spawning the progress thread",
                     status: UCS_ERR_IO_ERROR,
                 })?
         };
+        let _ = server.thread.set(thread.thread().clone());
         Ok(ProgressThread {
-            worker: worker.clone(),
-            stop,
+            server,
             thread: Some(thread),
         })
+    }
+
+    /// The worker's server, for the threads that wait in the library.
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
     }
 
     /// Stops the thread and returns what it ended with.
@@ -54,8 +228,9 @@ impl ProgressThread {
         let Some(thread) = self.thread.take() else {
             return Ok(());
         };
-        self.stop.store(true, Ordering::Release);
-        self.worker.signal()?;
+        self.server.stop.store(true, Ordering::SeqCst);
+        thread.thread().unpark();
+        self.server.worker.signal()?;
         thread.join().unwrap_or(Err(Error {
             call: "the progress thread panicked",
             status: UCS_ERR_IO_ERROR,
@@ -69,12 +244,22 @@ impl Drop for ProgressThread {
     }
 }
 
-/// The thread's loop: progress until idle, arm, sleep on the event fd.
-fn run(worker: &Worker, stop: &AtomicBool) -> Result<()> {
+/// The thread's loop: while turns go on, park; else progress until idle, arm, sleep on the event
+/// fd.
+fn run(server: &Server) -> Result<()> {
+    let worker = &server.worker;
     let fd = worker.event_fd()?.as_raw_fd();
-    while !stop.load(Ordering::Acquire) {
+    // Turns ended when the thread last looked: one that ended since means the PE is going in and
+    // out of the library, serving itself.
+    let mut ended = server.turns_ended();
+    while !server.stop.load(Ordering::SeqCst) {
+        if server.in_turn() || server.turns_ended() != ended {
+            stand_by(server);
+            ended = server.turns_ended();
+            continue;
+        }
         while worker.progress() != 0 {}
-        if worker.arm()? == Armed::Busy {
+        if server.in_turn() || worker.arm()? == Armed::Busy {
             continue;
         }
         let mut pollfd = libc::pollfd {
@@ -92,4 +277,20 @@ fn run(worker: &Worker, stop: &AtomicBool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Parks until no turn was on for a whole `HANDBACK`, a turn handed the worker back, or stop.
+/// Returns with no turn on (or stopping).
+fn stand_by(server: &Server) {
+    loop {
+        let ended = server.turns_ended();
+        std::thread::park_timeout(HANDBACK);
+        if server.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let handed = server.handed.swap(false, Ordering::SeqCst);
+        if !server.in_turn() && (handed || server.turns_ended() == ended) {
+            return;
+        }
+    }
 }

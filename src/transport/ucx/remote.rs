@@ -233,6 +233,11 @@ impl transport::Network for Network {
         self.default_lane().poll();
     }
 
+    #[inline]
+    fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        Network::serve(self, f)
+    }
+
     fn close(&mut self, deadline: Instant) -> transport::Result<()> {
         Ok(Network::close(self, deadline)?)
     }

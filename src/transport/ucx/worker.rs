@@ -3,10 +3,12 @@
 //! Invariants: a worker is created in `UCS_THREAD_MODE_MULTI` (checked after creation), so every
 //! method may be called from any thread, including while a [`super::ProgressThread`] progresses
 //! it; a worker is destroyed after its endpoints and requests (they hold an `Arc` of it), and an
-//! endpoint is closed after its remote keys (they hold an `Arc` of it).
+//! endpoint is closed after its remote keys (they hold an `Arc` of it). A worker made with
+//! [`Worker::serving`] (a lane) serves its PE's target worker while a thread waits for one of its
+//! requests ([`super::Server::serve`]).
 
 use super::context::{Context, ContextHandle};
-use super::{Error, Result, check};
+use super::{Error, Result, Served, Server, check};
 use std::mem::ManuallyDrop;
 use std::os::fd::BorrowedFd;
 use std::os::raw::c_void;
@@ -18,6 +20,8 @@ use ucx_sys::*;
 /// The owner of a `ucp_worker_h`.
 pub(super) struct WorkerHandle {
     pub(super) raw: ucp_worker_h,
+    /// The target worker's server that waits on this worker serve too (a lane's), if any.
+    server: Option<Arc<Server>>,
     _context: Arc<ContextHandle>,
 }
 
@@ -37,13 +41,29 @@ impl Drop for WorkerHandle {
 
 impl WorkerHandle {
     /// Progresses the worker until `done()`: spins a bounded number of idle rounds, then yields
-    /// the processor between rounds, so an oversubscribed node still moves.
+    /// the processor between rounds, so an oversubscribed node still moves. With a server, every
+    /// round progresses the PE's target worker too, and the progress thread stays off it.
     pub(super) fn progress_until(&self, mut done: impl FnMut() -> bool) {
+        if done() {
+            return;
+        }
+        match &self.server {
+            None => self.spin(done, || false),
+            Some(server) => {
+                let mut turn = server.turn();
+                self.spin(done, || turn.poll() == Served::Answered)
+            }
+        }
+    }
+
+    /// Progresses until `done()`; `serve()` answers peers, true when it did (a busy round).
+    fn spin(&self, mut done: impl FnMut() -> bool, mut serve: impl FnMut() -> bool) {
         const SPINS_BEFORE_YIELD: u32 = 128;
         let mut idle = 0u32;
         while !done() {
+            let served = serve();
             // SAFETY: the worker is live and thread-safe (MULTI).
-            if unsafe { ucp_worker_progress(self.raw) } != 0 {
+            if unsafe { ucp_worker_progress(self.raw) } != 0 || served {
                 idle = 0;
             } else {
                 idle += 1;
@@ -92,6 +112,15 @@ pub enum Armed {
 impl Worker {
     /// A worker on `context` that any thread may use.
     pub fn new(context: &Context) -> Result<Worker> {
+        Worker::create(context, None)
+    }
+
+    /// As [`Worker::new`], and a thread that waits for one of its requests serves `server` too.
+    pub fn serving(context: &Context, server: &Arc<Server>) -> Result<Worker> {
+        Worker::create(context, Some(server.clone()))
+    }
+
+    fn create(context: &Context, server: Option<Arc<Server>>) -> Result<Worker> {
         let params = ucp_worker_params_t {
             field_mask: UCP_WORKER_PARAM_FIELD_THREAD_MODE as u64,
             thread_mode: UCS_THREAD_MODE_MULTI,
@@ -105,6 +134,7 @@ impl Worker {
         })?;
         let handle = Arc::new(WorkerHandle {
             raw,
+            server,
             _context: context.handle.clone(),
         });
         let mut attr = ucp_worker_attr_t {
