@@ -93,6 +93,8 @@ config_table! {
         "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
+    counts: bool = false, "COUNTS", parse_flag,
+        "print each PE's count of network operations (puts, gets, atomics, signals) at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
         "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
 }
