@@ -115,9 +115,10 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
     })
 }
 
-/// [`layout_of`] for the World's nodes; `None` at once in a job on one node.
+/// [`layout_of`] for the World's nodes; `None` at once in a job on one node, or when
+/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere.
 pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
-    if w.cpu_atomics || m.size < 2 {
+    if w.cpu_atomics || m.size < 2 || !w.config.node_aware {
         return None;
     }
     layout_of(&w.nodes, m, root)

@@ -35,9 +35,11 @@ use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
 
-/// This leader's parent and children in the binomial tree over `n` leaders rooted at `root`:
-/// `(leader index, round)` each.
-fn links(n: usize, root: usize, k: usize) -> (Option<(usize, usize)>, Vec<(usize, usize)>) {
+/// A leader in the tree and the round of the link to it: `(leader index, round)`.
+type Link = (usize, usize);
+
+/// This leader's parent and children in the binomial tree over `n` leaders rooted at `root`.
+fn links(n: usize, root: usize, k: usize) -> (Option<Link>, Vec<Link>) {
     let v = (k + n - root) % n;
     let mut children = Vec::new();
     let mut j = 0;
@@ -110,7 +112,7 @@ unsafe fn deliver(
     c: &Coll,
     s: &Sig,
     l: &Layout,
-    children: &[(usize, usize)],
+    children: &[Link],
     dest: usize,
     data: usize,
     len: usize,
@@ -180,7 +182,7 @@ pub unsafe fn broadcast(
             dest as usize
         }
         None => {
-            if to_root && nbytes > 0 && dest as usize != source as usize {
+            if to_root && nbytes > 0 && !std::ptr::eq(dest, source) {
                 // SAFETY: the root's own destination and source (the caller's contract).
                 unsafe { shm::copy(dest, source, nbytes) };
             }

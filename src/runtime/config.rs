@@ -93,6 +93,8 @@ config_table! {
         "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
+    node_aware: bool = true, "NODE_AWARE", parse_flag,
+        "node-aware barrier, broadcast and integer reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
