@@ -71,7 +71,7 @@ pub struct Layout {
     pub leaders: Vec<usize>,
     /// This member's node, as an index into `leaders`.
     pub node: usize,
-    /// The other members of this node (member indices, in member order).
+    /// The members of this node but its leader (member indices, in member order).
     pub locals: Vec<usize>,
 }
 
@@ -271,7 +271,7 @@ mod tests {
         let nodes = [0, 0, 2, 2, 4, 4];
         let l = layout_of(&nodes, &members(0, 1, 6, 3), None).unwrap();
         assert_eq!(l.leaders, vec![0, 2, 4]);
-        assert_eq!((l.node, l.leader(), l.locals.clone()), (1, 2, vec![]));
+        assert_eq!((l.node, l.leader(), l.locals.clone()), (1, 2, vec![3]));
         let l = layout_of(&nodes, &members(0, 1, 6, 2), None).unwrap();
         assert_eq!(l.locals, vec![3]);
     }
