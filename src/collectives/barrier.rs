@@ -1,4 +1,6 @@
-//! Barriers: a dissemination barrier over a group.
+//! Barriers: a dissemination barrier over a group (over its node leaders, with the others
+//! waiting on their leader through shared memory, when the group is on more than one node: see
+//! `collectives::node`).
 //!
 //! In round `r` member `i` signals member `(i + 2^r) mod n` and waits for the signal of member
 //! `(i - 2^r) mod n`; `ceil(log2 n)` rounds, any `n`. On a team a signal is the barrier's epoch
@@ -34,6 +36,13 @@ pub fn group(w: &World, g: &Group) {
 
 /// The barrier over the team in `slot`.
 pub fn team(w: &World, slot: usize, m: &Members) {
+    let g = Group {
+        members: *m,
+        sync: Sync::Team(slot),
+    };
+    if super::node::barrier(w, CALL, &g) {
+        return;
+    }
     let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
     w.epoch_high.fetch_max(epoch, Ordering::Relaxed);
     let n = m.size;
@@ -66,6 +75,13 @@ pub fn team(w: &World, slot: usize, m: &Members) {
 }
 
 fn active_set(w: &World, m: &Members) {
+    let g = Group {
+        members: *m,
+        sync: Sync::ActiveSet,
+    };
+    if super::node::barrier(w, CALL, &g) {
+        return;
+    }
     let n = m.size;
     let mut distance = 1;
     while distance < n {

@@ -83,6 +83,10 @@ pub unsafe fn broadcast(
     root: usize,
     to_root: bool,
 ) {
+    // SAFETY: forwarded.
+    if unsafe { super::tree::broadcast(c, dest, source, nbytes, root, to_root) } {
+        return;
+    }
     if c.chunked(dest as usize, nbytes) {
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
@@ -305,6 +309,10 @@ pub unsafe fn reduce<T: Copy>(
     zero: T,
     combine: Combine<T>,
 ) {
+    // SAFETY: forwarded.
+    if unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
+        return;
+    }
     if c.chunked(dest as usize, n * size_of::<T>()) {
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::reduce(c, dest, source, n, zero, combine) };

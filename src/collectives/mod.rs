@@ -8,12 +8,17 @@
 //! the second: every member has finished reading, so sources may change again). A member reached
 //! over the network is read with gets instead; where that would move too much (large reductions and
 //! broadcasts over three or more members), [`split`] divides the work into one chunk per member.
+//! A group on more than one node is node-aware ([`node`]): shared memory inside each node, the
+//! node leaders alone on the network, by dissemination for the barrier and by a binomial tree for
+//! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages.
 
 pub mod agree;
 pub mod barrier;
 pub mod call;
 pub mod flat;
+pub mod node;
 pub mod split;
+pub mod tree;
 
 pub use call::{Coll, Combine};
 

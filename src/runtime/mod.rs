@@ -5,6 +5,7 @@ pub mod about;
 pub mod config;
 pub mod constants;
 pub mod context;
+pub mod counters;
 pub mod departure;
 pub mod error;
 pub mod fork;

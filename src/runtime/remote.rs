@@ -8,6 +8,7 @@
 //! between two overlapping ranges of its own memory goes through a bounce buffer, and a strided
 //! one block at a time, so that it behaves as `memmove` like the shared-memory route.
 
+use super::counters::{self, Kind};
 use super::handle::{self, shmem_ctx_t};
 use super::world::{Seg, World};
 use crate::fatal;
@@ -51,6 +52,7 @@ pub(crate) unsafe fn put(
     len: usize,
     nbi: bool,
 ) {
+    counters::count(Kind::Put);
     let (net, lane) = lane(w, ctx);
     let done = if overlaps_self(w, pe, seg, off, src as usize, len) {
         // SAFETY: the caller guarantees `src..src+len`.
@@ -109,6 +111,7 @@ pub(crate) unsafe fn get(
     len: usize,
     nbi: bool,
 ) {
+    counters::count(Kind::Get);
     let (net, lane) = lane(w, ctx);
     let done = if overlaps_self(w, pe, seg, off, dst as usize, len) {
         let mut bounce = vec![0u8; len];
@@ -162,6 +165,7 @@ pub(crate) unsafe fn strided(
         }
         return;
     }
+    counters::add(if to_peer { Kind::Put } else { Kind::Get }, count as u64);
     let (net, lane) = lane(w, ctx);
     // SAFETY: forwarded contract.
     let done = unsafe {
@@ -195,6 +199,7 @@ pub(crate) fn rmw<W: AmoWord>(
     value: W,
     fetch: bool,
 ) -> W {
+    counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
     // A peer whose memory is also mapped here (this node's PEs in a multi-node job) is read with
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
@@ -215,6 +220,7 @@ pub(crate) fn swap<W: AmoWord>(
     off: usize,
     value: W,
 ) -> W {
+    counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
     net.swap(lane, pe, seg as usize, off, value)
         .unwrap_or_else(|e| failed(call, pe, e))
@@ -233,6 +239,7 @@ pub(crate) fn compare_swap<W: AmoWord>(
     cond: W,
     value: W,
 ) -> W {
+    counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
     net.compare_swap(lane, pe, seg as usize, off, cond, value)
         .unwrap_or_else(|e| failed(call, pe, e))
@@ -248,6 +255,7 @@ pub(crate) fn load<W: AmoWord + Default>(
     seg: Seg,
     off: usize,
 ) -> W {
+    counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
     net.fetch(lane, pe, seg as usize, off)
         .unwrap_or_else(|e| failed(call, pe, e))
@@ -256,7 +264,10 @@ pub(crate) fn load<W: AmoWord + Default>(
 /// `shmem_fence` on the network for context `ctx`, if the job has a network.
 pub(crate) fn fence(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     if let Some(net) = w.remote()
-        && let Err(e) = net.fence(handle::lane_index(ctx))
+        && let Err(e) = {
+            counters::count(Kind::Flush);
+            net.fence(handle::lane_index(ctx))
+        }
     {
         failed(call, w.me, e);
     }
@@ -265,7 +276,10 @@ pub(crate) fn fence(w: &World, call: &'static str, ctx: shmem_ctx_t) {
 /// `shmem_quiet` on the network for context `ctx`, if the job has a network.
 pub(crate) fn quiet(w: &World, call: &'static str, ctx: shmem_ctx_t) {
     if let Some(net) = w.remote()
-        && let Err(e) = net.quiet(handle::lane_index(ctx))
+        && let Err(e) = {
+            counters::count(Kind::Flush);
+            net.quiet(handle::lane_index(ctx))
+        }
     {
         failed(call, w.me, e);
     }
@@ -274,7 +288,10 @@ pub(crate) fn quiet(w: &World, call: &'static str, ctx: shmem_ctx_t) {
 /// `shmem_pe_quiet` on the network for context `ctx` and the world PEs `pes`.
 pub(crate) fn pe_quiet(w: &World, call: &'static str, ctx: shmem_ctx_t, pes: &[usize]) {
     if let Some(net) = w.remote()
-        && let Err(e) = net.pe_quiet(handle::lane_index(ctx), pes)
+        && let Err(e) = {
+            counters::count(Kind::Flush);
+            net.pe_quiet(handle::lane_index(ctx), pes)
+        }
     {
         failed(call, w.me, e);
     }

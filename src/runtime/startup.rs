@@ -315,6 +315,15 @@ pub(super) fn build(call: &'static str) -> World {
             _ => Route::Net,
         })
         .collect();
+    let mut first_on_host = std::collections::HashMap::new();
+    let nodes: Box<[usize]> = records
+        .iter()
+        .enumerate()
+        .map(|(pe, r)| match mine.transport {
+            Transport::Auto => *first_on_host.entry(r.host.as_str()).or_insert(pe),
+            Transport::Ucx => pe,
+        })
+        .collect();
     let local_pes = records.iter().filter(|r| r.host == mine.host).count();
     let on_net = routes.iter().filter(|r| **r == Route::Net).count();
     tracing::info!(target: "rshmem::route", "{} PEs by shared memory, {on_net} by the network ({local_pes} on \
@@ -388,6 +397,7 @@ pub(super) fn build(call: &'static str) -> World {
         aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
         alloc_seq: AtomicU64::new(0),
         routes,
+        nodes,
         cpu_atomics,
         remote: AtomicPtr::new(std::ptr::null_mut()),
         generation: AtomicU64::new(0),

@@ -90,6 +90,10 @@ pub struct World {
     pub alloc_seq: AtomicU64,
     /// How each PE (this one included) is reached.
     pub routes: Box<[Route]>,
+    /// The node of each PE: the lowest PE that shares memory with it (itself when every PE is on
+    /// the network route). PEs with the same node share memory; the node-aware collectives
+    /// (`collectives::node`) elect one leader per node from it.
+    pub nodes: Box<[usize]>,
     /// Whether atomics are CPU atomics on mapped memory (every PE on the shared-memory route);
     /// otherwise every atomic goes through the network (one atomic path per job).
     pub cpu_atomics: bool,
@@ -392,6 +396,7 @@ impl World {
                 word.fetch_add(value, Ordering::Release);
             }
             Err(off) => {
+                super::counters::count(super::counters::Kind::Signal);
                 if let Err(e) = self.remote_or_fail().control_add(pe, off, value) {
                     fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
@@ -412,6 +417,7 @@ impl World {
         match self.control_target(pe, &field) {
             Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
+                super::counters::count(super::counters::Kind::Signal);
                 if let Err(e) = self.remote_or_fail().control_store(pe, off, value) {
                     fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
@@ -437,6 +443,7 @@ impl World {
                 })
             }
             Err(off) => {
+                super::counters::count(super::counters::Kind::Load);
                 let mut words = [0u64; N];
                 if let Err(e) = self.remote_or_fail().control_load(pe, off, &mut words) {
                     fatal!(

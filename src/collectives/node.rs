@@ -1,0 +1,303 @@
+//! Node-aware synchronization for groups whose members are on more than one node: shared memory
+//! inside each node, one leader per node on the network.
+//!
+//! [`layout`] elects the leaders from the World's node table (the same answer on every member:
+//! each node's first member in member order, or the root of a rooted collective for its own
+//! node). A member that is not a leader talks only to its leader, through shared memory: it
+//! arrives (its own `arrive` word) and waits to be released (its `release` word, which its leader
+//! stores). The leaders alone cross the network: the barrier ([`barrier`]) runs a dissemination
+//! barrier among them, `ceil(log2 L)` signals each for `L` nodes, the trees of `collectives::tree`
+//! a binomial tree. So a barrier costs each PE at most `ceil(log2 L)` messages instead of
+//! `ceil(log2 N)` over all `N` members, and a PE that is not a leader none.
+//!
+//! Words ([`Sig`]): on a team a signal stores the call's epoch (the team's barrier numbering) into
+//! one word of the receiver, which only grows; every word has, for a given epoch, one writer, and a
+//! writer stores epoch `e + 1` only after the receiver has consumed `e` (each handshake below
+//! completes before either side can start the next call), so nothing is reset. The dissemination
+//! rounds use the team slot's `barrier` words; the arrival, release and tree words ([`TreeSync`])
+//! lie in the part of the control block after [`Control`], one set per team slot. On an active set
+//! a signal is one more count in the receiver's counter for the sender, consumed in order, as in
+//! `collectives::barrier`: every member of a call runs the same layout, so each pair agrees on how
+//! many signals each call sends.
+
+use super::{Group, Sync, barrier};
+use crate::runtime::departure;
+use crate::runtime::handle;
+use crate::runtime::team::Members;
+use crate::runtime::world::World;
+use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, TEAM_SLOTS};
+use std::collections::HashMap;
+use std::mem::size_of;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Rounds of a binomial tree over the leaders: up to `2^TREE_ROUNDS` nodes.
+pub const TREE_ROUNDS: usize = 24;
+
+/// One team slot's node-aware words on one PE.
+#[repr(C)]
+pub struct TreeSync {
+    /// The last epoch in which this PE arrived at its node's leader (written by this PE only).
+    pub arrive: Padded,
+    /// The last epoch in which this PE's leader released it.
+    pub release: Padded,
+    /// `up[j]`: the last epoch in which this PE's tree child of round `j` reported (always the
+    /// leader `j` places after this one, `2^j` ahead modulo the number of leaders, whatever the
+    /// root: see `collectives::tree`).
+    pub up: [Padded; TREE_ROUNDS],
+    /// The last epoch in which this PE's tree parent delivered the data.
+    pub down: Padded,
+}
+
+/// Where the node-aware words start in the control block: its end, past every field of
+/// [`Control`].
+const TREE_AT: usize = (CONTROL_SIZE - size_of::<[TreeSync; TEAM_SLOTS]>()) & !63;
+
+const _: () = assert!(size_of::<Control>() <= TREE_AT);
+
+/// The node-aware words of team slot `slot` in the control block `c`.
+fn words(c: &Control, slot: usize) -> &TreeSync {
+    let area = (c as *const Control as usize + TREE_AT) as *const [TreeSync; TEAM_SLOTS];
+    // SAFETY: every `Control` reference comes from `control::at` on a live heap mapping of at
+    // least CONTROL_SIZE bytes (zero-filled at creation, kept for the life of the process), and
+    // `TREE_AT` plus the area fits in it (checked above); the words are atomics, valid for any bit
+    // pattern, and 64-byte aligned like the page-aligned base.
+    unsafe { &(*area)[slot] }
+}
+
+/// The leaders of a group whose members are on more than one node.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Each node's leader (a member index), in the order the nodes first appear among the members.
+    pub leaders: Vec<usize>,
+    /// This member's node, as an index into `leaders`.
+    pub node: usize,
+    /// The members of this node but its leader (member indices, in member order).
+    pub locals: Vec<usize>,
+}
+
+impl Layout {
+    /// This member's leader (a member index).
+    pub fn leader(&self) -> usize {
+        self.leaders[self.node]
+    }
+}
+
+/// The layout of the members `m` whose world PEs are on `nodes`, if they are on more than one
+/// node; `root` (a member index) leads its node.
+pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<Layout> {
+    let first = nodes[m.world(0)];
+    if (1..m.size).all(|i| nodes[m.world(i)] == first) {
+        return None;
+    }
+    let mine = nodes[m.world(m.me)];
+    let mut index = HashMap::new();
+    let mut leaders = Vec::new();
+    let mut locals = Vec::new();
+    for i in 0..m.size {
+        let node = nodes[m.world(i)];
+        let k = *index.entry(node).or_insert_with(|| {
+            leaders.push(i);
+            leaders.len() - 1
+        });
+        if root.is_some_and(|r| r == i) {
+            leaders[k] = i;
+        }
+        if node == mine {
+            locals.push(i);
+        }
+    }
+    let node = index[&mine];
+    locals.retain(|&i| i != leaders[node]);
+    Some(Layout {
+        leaders,
+        node,
+        locals,
+    })
+}
+
+/// [`layout_of`] for the World's nodes; `None` at once in a job on one node, or when
+/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere.
+pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
+    if w.cpu_atomics || m.size < 2 || !w.config.node_aware {
+        return None;
+    }
+    layout_of(&w.nodes, m, root)
+}
+
+/// Which word a signal goes to.
+#[derive(Clone, Copy, Debug)]
+pub enum Word {
+    /// A member to its leader: it has entered the call (its destination is free).
+    Arrive,
+    /// A leader to a member of its node: the call is over for it.
+    Release,
+    /// Round `r` of the leaders' dissemination barrier.
+    Round(usize),
+    /// A tree child of round `j` to its parent.
+    Up(usize),
+    /// A tree parent to its child: the data is there.
+    Down,
+}
+
+/// The signals of one node-aware call.
+pub struct Sig<'a> {
+    w: &'a World,
+    call: &'static str,
+    sync: Sync,
+    /// The call's epoch on a team (0 on an active set).
+    epoch: u64,
+}
+
+impl<'a> Sig<'a> {
+    /// Starts a call on group `g`: on a team, its next epoch.
+    pub fn new(w: &'a World, call: &'static str, g: &Group) -> Sig<'a> {
+        let epoch = match g.sync {
+            Sync::Team(slot) => {
+                let e = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
+                w.epoch_high.fetch_max(e, Ordering::Relaxed);
+                e
+            }
+            Sync::ActiveSet => 0,
+        };
+        Sig {
+            w,
+            call,
+            sync: g.sync,
+            epoch,
+        }
+    }
+
+    fn word(c: &Control, slot: usize, which: Word) -> &AtomicU64 {
+        let t = words(c, slot);
+        match which {
+            Word::Arrive => &t.arrive.0,
+            Word::Release => &t.release.0,
+            Word::Round(r) => &c.teams[slot].barrier[r].0,
+            Word::Up(j) => &t.up[j].0,
+            Word::Down => &t.down.0,
+        }
+    }
+
+    /// Signals world PE `to` (an arrival is recorded in this PE's own word on a team, where its
+    /// leader reads it).
+    pub fn tell(&self, to: usize, which: Word) {
+        let w = self.w;
+        match self.sync {
+            Sync::Team(slot) => match which {
+                Word::Arrive => {
+                    Self::word(w.control(w.me), slot, which).store(self.epoch, Ordering::Release)
+                }
+                _ => w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch),
+            },
+            Sync::ActiveSet => barrier::signal(w, to),
+        }
+    }
+
+    /// Waits for the signal of world PE `from`.
+    pub fn hear(&self, from: usize, which: Word) {
+        let w = self.w;
+        match self.sync {
+            Sync::Team(slot) => {
+                let at = if matches!(which, Word::Arrive) {
+                    from
+                } else {
+                    w.me
+                };
+                let flag = Self::word(w.control(at), slot, which);
+                let epoch = self.epoch;
+                departure::wait_for(w, self.call, from, || flag.load(Ordering::Acquire) >= epoch);
+            }
+            Sync::ActiveSet => barrier::wait_signal(w, from),
+        }
+    }
+}
+
+/// The barrier over `g` if its members are on more than one node (then true): members arrive
+/// at their leader, the leaders run a dissemination barrier, the leaders release their members.
+pub fn barrier(w: &World, call: &'static str, g: &Group) -> bool {
+    let Some(l) = layout(w, &g.members, None) else {
+        return false;
+    };
+    let s = Sig::new(w, call, g);
+    let m = &g.members;
+    let leader = m.world(l.leader());
+    if m.me != l.leader() {
+        s.tell(leader, Word::Arrive);
+        s.hear(leader, Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        s.hear(m.world(i), Word::Arrive);
+    }
+    let n = l.leaders.len();
+    let (mut distance, mut round) = (1, 0);
+    while distance < n {
+        let to = m.world(l.leaders[(l.node + distance) % n]);
+        let from = m.world(l.leaders[(l.node + n - distance) % n]);
+        s.tell(to, Word::Round(round));
+        s.hear(from, Word::Round(round));
+        distance *= 2;
+        round += 1;
+    }
+    for &i in &l.locals {
+        s.tell(m.world(i), Word::Release);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(start: usize, stride: isize, size: usize, me: usize) -> Members {
+        Members {
+            start,
+            stride,
+            size,
+            me,
+        }
+    }
+
+    #[test]
+    fn one_node_has_no_layout() {
+        let nodes = [0, 0, 0, 0, 4, 4, 4, 4];
+        assert_eq!(layout_of(&nodes, &members(0, 1, 4, 2), None), None);
+        assert_eq!(layout_of(&nodes, &members(4, 1, 4, 0), None), None);
+    }
+
+    #[test]
+    fn leaders_are_each_nodes_first_member() {
+        // 3 nodes of 2 PEs, all 6 PEs.
+        let nodes = [0, 0, 2, 2, 4, 4];
+        let l = layout_of(&nodes, &members(0, 1, 6, 3), None).unwrap();
+        assert_eq!(l.leaders, vec![0, 2, 4]);
+        assert_eq!((l.node, l.leader(), l.locals.clone()), (1, 2, vec![3]));
+        let l = layout_of(&nodes, &members(0, 1, 6, 2), None).unwrap();
+        assert_eq!(l.locals, vec![3]);
+    }
+
+    #[test]
+    fn the_root_leads_its_node() {
+        let nodes = [0, 0, 2, 2, 4, 4];
+        let l = layout_of(&nodes, &members(0, 1, 6, 2), Some(3)).unwrap();
+        assert_eq!(l.leaders, vec![0, 3, 4]);
+        assert_eq!((l.leader(), l.locals.clone()), (3, vec![2]));
+    }
+
+    #[test]
+    fn strided_and_reversed_members() {
+        // World PEs 7, 5, 3, 1 (stride -2) on nodes of 4: PEs 7 5 on node 4, 3 1 on node 0.
+        let nodes = [0, 0, 0, 0, 4, 4, 4, 4];
+        let l = layout_of(&nodes, &members(7, -2, 4, 3), None).unwrap();
+        assert_eq!(l.leaders, vec![0, 2]);
+        assert_eq!((l.node, l.locals.clone()), (1, vec![3]));
+        let l = layout_of(&nodes, &members(7, -2, 4, 3), Some(3)).unwrap();
+        assert_eq!((l.leaders.clone(), l.locals.clone()), (vec![0, 3], vec![2]));
+    }
+
+    #[test]
+    fn words_fit_after_the_control_fields() {
+        assert!(TREE_AT + size_of::<[TreeSync; TEAM_SLOTS]>() <= CONTROL_SIZE);
+        assert_eq!(TREE_AT % 64, 0);
+    }
+}

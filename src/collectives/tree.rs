@@ -1,0 +1,318 @@
+//! Small broadcasts and reductions for groups on more than one node: shared memory inside each
+//! node, a binomial tree of node leaders on the network ([`node`] elects them and signals).
+//!
+//! The tree over `L` leaders, rooted at leader `r`: the leader at distance `v` from the root
+//! (`v = k - r` modulo `L`) has as parent the leader at `v - 2^j`, `j` the lowest set bit of `v`,
+//! and as children those at `v + 2^i` for every `i < j` (every `i` at the root). A child of round
+//! `i` is always the leader `2^i` places after its parent, whatever the root, so the word it
+//! reports in (`up[i]`) has one writer (see `node`).
+//!
+//! - broadcast: every leader reports to its parent on entry (its destination is free), waits for
+//!   the data in its destination, puts it into each child's destination (the root from its
+//!   source), fences, signals each child, copies it into its node's members' destinations and
+//!   releases them. Each leader sends `1 + 2 * children` messages (the root `2 * ceil(log2 L)`),
+//!   on the critical path `ceil(log2 L)` put-and-signal hops.
+//! - reduction (to every member; the tree rooted at the first node): each leader combines its
+//!   node's sources (in member order, read through shared memory), then its children's partial
+//!   results (one get each, after their report), stores the partial in its own destination and
+//!   reports to its parent; the result comes back down as in the broadcast. Every member gets the
+//!   root's result. Only for integer types, whose results do not depend on the order of
+//!   combination: a floating-point reduction keeps the flat algorithm's left fold in member order
+//!   (bit for bit what a serial reference computes), at `O(N)` gets per PE.
+//!
+//! Invariants: a leader writes a member's destination only after that member arrived and reads a
+//! child's destination only after the child reported; a member returns only when nobody will read
+//! its source or destination any more in this call, so no closing barrier is needed. Used only for
+//! symmetric destinations and sizes below the chunked algorithms' (`collectives::split`) threshold:
+//! every member decides the same way from the call's arguments and the node table.
+
+use super::call::{Coll, Combine};
+use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
+use super::split::MIN_CHUNK;
+use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::remote;
+use crate::runtime::world::Target;
+use crate::transport::shm;
+use std::mem::size_of;
+
+/// A leader in the tree and the round of the link to it: `(leader index, round)`.
+type Link = (usize, usize);
+
+/// This leader's parent and children in the binomial tree over `n` leaders rooted at `root`.
+fn links(n: usize, root: usize, k: usize) -> (Option<Link>, Vec<Link>) {
+    let v = (k + n - root) % n;
+    let mut children = Vec::new();
+    let mut j = 0;
+    while (1usize << j) < n {
+        let bit = 1usize << j;
+        if v & bit != 0 {
+            return (Some(((k + n - bit) % n, j)), children);
+        }
+        if v + bit < n {
+            children.push(((k + bit) % n, j));
+        }
+        j += 1;
+    }
+    (None, children)
+}
+
+/// The layout for a tree call of `len` bytes into `dest`, if the tree algorithms take it.
+fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
+    let size = c.g.members.size;
+    if (size >= 3 && len >= size * MIN_CHUNK) || c.w.locate(dest, len.max(1)).is_none() {
+        return None;
+    }
+    node::layout(c.w, &c.g.members, root).filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS)
+}
+
+/// Copies `len` bytes from `src` (in this process) into member `i`'s copy of the symmetric `dest`
+/// (mapped: a copy; otherwise a blocking put, so `src` may change when this returns).
+///
+/// # Safety
+/// `src..src+len` must be readable; member `i`'s destination must be free.
+unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    let pe = c.g.members.world(i);
+    let to = if pe == c.w.me {
+        Target::Mapped(dest)
+    } else {
+        c.w.target(c.call, "dest", dest, len, pe)
+    };
+    match to {
+        Target::Mapped(a) if a != src => {
+            // SAFETY: member i's destination, mapped and range-checked, free (the caller).
+            unsafe { shm::copy(a as *mut u8, src as *const u8, len) }
+        }
+        Target::Mapped(_) => {}
+        // SAFETY: forwarded; a blocking put is complete locally when it returns.
+        Target::Net(seg, off) => unsafe {
+            remote::put(
+                c.w,
+                c.call,
+                SHMEM_CTX_DEFAULT,
+                pe,
+                seg,
+                off,
+                src as *const u8,
+                len,
+                false,
+            )
+        },
+    }
+}
+
+/// The way down: the data at `data` (`len` bytes) into every child's destination, a fence, a
+/// signal to each child, then into this node's members' destinations and their release.
+///
+/// # Safety
+/// `data..data+len` readable; `dest` symmetric; every child has reported, every local arrived.
+unsafe fn deliver(
+    c: &Coll,
+    s: &Sig,
+    l: &Layout,
+    children: &[Link],
+    dest: usize,
+    data: usize,
+    len: usize,
+) {
+    let m = &c.g.members;
+    // The largest subtree first: its leaves are the farthest away.
+    for &(k, _) in children.iter().rev() {
+        // SAFETY: the child reported, so its destination is free; forwarded.
+        unsafe { write_to(c, l.leaders[k], dest, data, len) };
+    }
+    if !children.is_empty() {
+        shm::order();
+        remote::fence(c.w, c.call, SHMEM_CTX_DEFAULT);
+        for &(k, _) in children.iter().rev() {
+            s.tell(m.world(l.leaders[k]), Word::Down);
+        }
+    }
+    for &i in &l.locals {
+        // SAFETY: the member arrived; its destination is mapped (same node).
+        unsafe { write_to(c, i, dest, data, len) };
+    }
+    shm::order();
+    for &i in &l.locals {
+        s.tell(m.world(i), Word::Release);
+    }
+}
+
+/// `broadcast` over a group on several nodes (true), or false if the flat or chunked algorithm
+/// should run instead.
+///
+/// # Safety
+/// As `flat::broadcast`.
+pub unsafe fn broadcast(
+    c: &Coll,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) -> bool {
+    let Some(l) = take(c, dest as usize, nbytes, Some(root)) else {
+        return false;
+    };
+    let m = &c.g.members;
+    let s = Sig::new(c.w, c.call, &c.g);
+    let leader = m.world(l.leader());
+    if m.me != l.leader() {
+        s.tell(leader, Word::Arrive);
+        s.hear(leader, Word::Release);
+        return true;
+    }
+    let n = l.leaders.len();
+    let root_node = l.leaders.iter().position(|&i| i == root).unwrap_or(0);
+    let (parent, children) = links(n, root_node, l.node);
+    if let Some((p, j)) = parent {
+        s.tell(m.world(l.leaders[p]), Word::Up(j));
+    }
+    for &i in &l.locals {
+        s.hear(m.world(i), Word::Arrive);
+    }
+    for &(k, j) in &children {
+        s.hear(m.world(l.leaders[k]), Word::Up(j));
+    }
+    let data = match parent {
+        Some((p, _)) => {
+            s.hear(m.world(l.leaders[p]), Word::Down);
+            dest as usize
+        }
+        None => {
+            if to_root && nbytes > 0 && !std::ptr::eq(dest, source) {
+                // SAFETY: the root's own destination and source (the caller's contract).
+                unsafe { shm::copy(dest, source, nbytes) };
+            }
+            source as usize
+        }
+    };
+    // SAFETY: `data` is the root's source or this leader's destination, which holds the data now.
+    unsafe { deliver(c, &s, &l, &children, dest as usize, data, nbytes) };
+    true
+}
+
+/// Whether every reduction on `T` gives the same bits in any order of combination: the integer
+/// types (wrapping sum and product, bitwise operations, min and max). Floating-point reductions
+/// keep the flat algorithm's combination in member order, the order a serial reference uses.
+fn exact_in_any_order<T>() -> bool {
+    matches!(
+        std::any::type_name::<T>(),
+        "i8" | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+    )
+}
+
+/// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
+/// should run instead.
+///
+/// # Safety
+/// As `flat::reduce`.
+pub unsafe fn reduce<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    zero: T,
+    combine: Combine<T>,
+) -> bool {
+    let len = n * size_of::<T>();
+    if n == 0 || !exact_in_any_order::<T>() {
+        return false;
+    }
+    let Some(l) = take(c, dest as usize, len, None) else {
+        return false;
+    };
+    let m = &c.g.members;
+    let s = Sig::new(c.w, c.call, &c.g);
+    let leader = m.world(l.leader());
+    if m.me != l.leader() {
+        s.tell(leader, Word::Arrive);
+        s.hear(leader, Word::Release);
+        return true;
+    }
+    let (parent, children) = links(l.leaders.len(), 0, l.node);
+    for &i in &l.locals {
+        s.hear(m.world(i), Word::Arrive);
+    }
+    let mut order = l.locals.clone();
+    order.push(m.me);
+    order.sort_unstable();
+    let mut acc: Vec<T> = vec![zero; n];
+    for (k, &i) in order.iter().enumerate() {
+        let view = c.peer("source", source as usize, len, i, (0, len));
+        // SAFETY: the view holds `len` bytes of member i's source; `acc` holds `n` elements.
+        unsafe {
+            if k == 0 {
+                std::ptr::copy_nonoverlapping(view.addr() as *const T, acc.as_mut_ptr(), n)
+            } else {
+                combine(acc.as_mut_ptr(), view.addr() as *const T, n)
+            }
+        }
+    }
+    for &(k, j) in &children {
+        let child = l.leaders[k];
+        s.hear(m.world(child), Word::Up(j));
+        let view = c.peer("dest", dest as usize, len, child, (0, len));
+        // SAFETY: the child's partial result, `len` bytes.
+        unsafe { combine(acc.as_mut_ptr(), view.addr() as *const T, n) };
+    }
+    // SAFETY: our own destination holds `n` elements; nobody reads our source any more.
+    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
+    if let Some((p, j)) = parent {
+        shm::order();
+        s.tell(m.world(l.leaders[p]), Word::Up(j));
+        s.hear(m.world(l.leaders[p]), Word::Down);
+    }
+    // SAFETY: our destination holds the result now.
+    unsafe { deliver(c, &s, &l, &children, dest as usize, dest as usize, len) };
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{exact_in_any_order, links};
+
+    #[test]
+    fn only_integers_reduce_in_any_order() {
+        assert!(exact_in_any_order::<i64>() && exact_in_any_order::<u8>());
+        assert!(exact_in_any_order::<std::ffi::c_long>());
+        assert!(!exact_in_any_order::<f64>() && !exact_in_any_order::<f32>());
+        assert!(!exact_in_any_order::<[u8; 16]>());
+    }
+
+    /// Every leader but the root has one parent, which lists it as a child of the same round,
+    /// `2^round` places ahead of it.
+    #[test]
+    fn the_tree_is_binomial_and_consistent() {
+        for n in 1..40 {
+            for root in 0..n {
+                let mut parents = 0;
+                for k in 0..n {
+                    let (parent, children) = links(n, root, k);
+                    for &(c, j) in &children {
+                        assert_eq!(c, (k + (1 << j)) % n);
+                        assert_eq!(links(n, root, c).0, Some((k, j)));
+                    }
+                    match parent {
+                        None => assert_eq!(k, root),
+                        Some(_) => parents += 1,
+                    }
+                    assert!(children.len() <= (usize::BITS - n.leading_zeros()) as usize);
+                }
+                assert_eq!(parents, n - 1);
+            }
+        }
+    }
+}

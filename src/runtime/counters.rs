@@ -1,0 +1,97 @@
+//! Per-PE counts of the network operations this PE has issued, by kind: what a collective
+//! algorithm costs in messages, measured rather than modelled (`SHMEM_COUNTS` prints them).
+//!
+//! Every network operation passes through one of two places: the error-naming wrappers of
+//! `runtime::remote` (puts, gets, atomics, quiet and fence) and the control-word accesses of
+//! [`World`] (the signals of barriers and collectives, and loads of a peer's published values).
+//! Each counts itself there with one relaxed increment of a process-wide word, on the network
+//! route only: the shared-memory path never reaches these functions. Strided transfers count one
+//! message per block, since each block is one transfer on the wire.
+//!
+//! Invariants: counts only grow; they are read at `shmem_finalize` (before the finalize
+//! rendezvous, whose own signals are not the program's) and are not reset by a later
+//! `shmem_init`, so a repeated initialization prints the running total.
+
+use super::world::World;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What one count is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A put (one block of a strided put).
+    Put = 0,
+    /// A get (one block of a strided get).
+    Get = 1,
+    /// An atomic on a user word (fetching or not).
+    Amo = 2,
+    /// A store or add into a peer's control block: a barrier or collective signal.
+    Signal = 3,
+    /// A load of a peer's control words (values published for a collective).
+    Load = 4,
+    /// A quiet or fence on the network (a flush; not a message to one peer).
+    Flush = 5,
+}
+
+/// The names [`report`] prints, in [`Kind`] order.
+const NAMES: [&str; 6] = ["put", "get", "amo", "signal", "load", "flush"];
+
+static COUNTS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
+
+/// Counts `n` operations of kind `k`.
+#[inline(always)]
+pub fn add(k: Kind, n: u64) {
+    COUNTS[k as usize].fetch_add(n, Ordering::Relaxed);
+}
+
+/// Counts one operation of kind `k`.
+#[inline(always)]
+pub fn count(k: Kind) {
+    add(k, 1);
+}
+
+/// The counts so far, in [`Kind`] order.
+pub fn snapshot() -> [u64; 6] {
+    std::array::from_fn(|i| COUNTS[i].load(Ordering::Relaxed))
+}
+
+/// One line: `[PE 3] network operations: put 2 get 0 amo 0 signal 12 load 0 (messages 14) flush 1`.
+pub fn line(me: usize, counts: &[u64; 6]) -> String {
+    let mut out = format!("[PE {me}] network operations:");
+    for (name, n) in NAMES.iter().zip(&counts[..5]) {
+        let _ = write!(out, " {name} {n}");
+    }
+    let messages: u64 = counts[..5].iter().sum();
+    let _ = write!(out, " (messages {messages}) {} {}", NAMES[5], counts[5]);
+    out
+}
+
+/// Prints this PE's line to stderr when `SHMEM_COUNTS` is on.
+pub fn report(w: &World) {
+    if w.config.counts {
+        eprintln!("{}", line(w.me, &snapshot()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_names_every_kind_and_sums_the_messages() {
+        assert_eq!(
+            line(3, &[1, 2, 3, 4, 5, 6]),
+            "[PE 3] network operations: put 1 get 2 amo 3 signal 4 load 5 (messages 15) flush 6"
+        );
+    }
+
+    #[test]
+    fn counts_grow() {
+        let before = snapshot();
+        count(Kind::Signal);
+        add(Kind::Put, 3);
+        let after = snapshot();
+        assert!(after[Kind::Signal as usize] > before[Kind::Signal as usize]);
+        assert!(after[Kind::Put as usize] >= before[Kind::Put as usize] + 3);
+    }
+}
