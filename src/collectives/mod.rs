@@ -12,6 +12,7 @@
 pub mod barrier;
 pub mod call;
 pub mod flat;
+pub mod posted;
 pub mod split;
 
 pub use call::{Coll, Combine};
