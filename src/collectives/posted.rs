@@ -1,16 +1,17 @@
 //! Posts: how the on-node collectives synchronize once per call instead of twice.
 //!
 //! Every member that contributes data to a call posts it: small contributions are copied into one
-//! of the member's two scratch buffers in its control block (then its source is free at once),
-//! larger ones are announced to be read from the member's own source (then the member waits, before
-//! it returns, until every reader has acknowledged). A post is tagged with the call: on a team the
+//! of the member's scratch buffers in its control block (then its source is free at once), larger
+//! ones are announced to be read from the member's own source (then the member waits, before it
+//! returns, until every reader has acknowledged). A post is tagged with the call: on a team the
 //! epoch the call takes from the team (as a barrier would), on an active set the set and how many
-//! calls this PE has made on it; buffer `tag`'s parity of two is used. Readers wait for the tag on
-//! the contributor's post, copy or combine, and add one to the contributor's acknowledgement count
-//! of that buffer. Nobody waits for a closing barrier: a contributor reuses a buffer only once the
-//! reads announced for its previous use are all acknowledged (normally long done, since the call in
-//! between synchronized with the same readers), and every member writes only its own destination,
-//! so no destination is written before its owner has entered the call.
+//! calls this PE has made on it; that count, modulo [`POSTS`], selects the buffer. Readers wait for
+//! the tag on the contributor's post, copy or combine, and add one to the contributor's
+//! acknowledgement count of that buffer. Nobody waits for a closing barrier: a contributor reuses a
+//! buffer only once the reads announced for its previous use are all acknowledged (normally long
+//! done: the calls in between synchronized with the readers, except on a broadcast root, which so
+//! runs up to `POSTS` calls ahead), and every member writes only its own destination, so no
+//! destination is written before its owner has entered the call.
 //!
 //! Invariants: every member of a group takes this path or none (it needs every member's control
 //! block mapped here, which holds on every member alike); a post's tag is stored last, with
@@ -23,7 +24,7 @@ use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
-use crate::transport::shm::control::{self, Control, Posts, SCRATCH_BYTES, TEAM_SLOTS};
+use crate::transport::shm::control::{self, Control, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
@@ -107,14 +108,14 @@ impl<'c, 'w> Posting<'c, 'w> {
                     .entry(key)
                     .or_insert(0);
                 *n += 1;
-                // The count wraps after 2^30 calls on one set; a buffer holds one of the last two.
+                // The count wraps after 2^30 calls on one set; a buffer holds one of the last POSTS.
                 ((*n & ((1 << 30) - 1)) << 34 | key, *n, TEAM_SLOTS)
             }
         };
         Some(Posting {
             c,
             tag,
-            b: (seq & 1) as usize,
+            b: (seq % POSTS as u64) as usize,
             group,
             direct: false,
         })

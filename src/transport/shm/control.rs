@@ -1,6 +1,6 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
 //! (team synchronization slots, the active-set counters, the allocation agreement record) and the
-//! collectives' scratch buffers (two per team slot and two for the active sets, after the words at
+//! collectives' scratch buffers ([`POSTS`] per team slot and as many for the active sets, after the words at
 //! [`SCRATCH_OFFSET`]). Peers
 //! reach it through their mapping of the segment (or over UCX at its offset in the segment).
 //!
@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicU64;
 
 /// Bytes reserved for the control block at the start of the heap segment (address space only:
 /// pages are touched as used).
-pub const CONTROL_SIZE: usize = 4 * 1024 * 1024;
+pub const CONTROL_SIZE: usize = 8 * 1024 * 1024;
 
 /// Bytes of the guard between the control block and the user range (a multiple of any page size).
 pub const GUARD_SIZE: usize = 64 * 1024;
@@ -79,17 +79,21 @@ pub struct Post {
     pub meta: AtomicU64,
 }
 
+/// Contributions a PE may have in flight on one group: a broadcast root runs this many calls
+/// ahead of its slowest reader before it waits.
+pub const POSTS: usize = 8;
+
 /// A PE's side of the one-synchronization collectives of one group (a team slot, or the active
-/// sets): two contributions in flight at most, in alternation, each with its scratch buffer.
+/// sets): [`POSTS`] contributions in flight at most, used in turn, each with its scratch buffer.
 #[repr(C)]
 pub struct Posts {
-    pub post: [Post; 2],
+    pub post: [Post; POSTS],
     /// `acks[b]`: how many reads of contribution `b` readers have finished (each adds 1), over
     /// every use of the buffer.
-    pub acks: [Padded; 2],
+    pub acks: [Padded; POSTS],
     /// `owed[b]`: how many reads of contribution `b` have been announced (owner only): the buffer is
     /// free again once `acks[b]` reaches it.
-    pub owed: [Padded; 2],
+    pub owed: [Padded; POSTS],
 }
 
 #[repr(C)]
@@ -114,20 +118,20 @@ pub struct Control {
 }
 
 /// Bytes of one scratch buffer: the largest contribution a collective stages there.
-pub const SCRATCH_BYTES: usize = 16 * 1024;
+pub const SCRATCH_BYTES: usize = 8 * 1024;
 
 /// Where the scratch buffers start in the control block (after the words, page aligned): buffer `b`
 /// of group `g` (a team slot, or [`TEAM_SLOTS`] for the active sets) at
-/// `SCRATCH_OFFSET + (2 * g + b) * SCRATCH_BYTES`.
+/// `SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES`.
 pub const SCRATCH_OFFSET: usize = std::mem::size_of::<Control>().next_multiple_of(4096);
 
-const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * 2 * SCRATCH_BYTES <= CONTROL_SIZE);
+const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * POSTS * SCRATCH_BYTES <= CONTROL_SIZE);
 
 /// The address of scratch buffer `b` of group `g` in the heap segment mapped at `base`.
 #[inline(always)]
 pub fn scratch(base: usize, g: usize, b: usize) -> usize {
-    debug_assert!(g <= TEAM_SLOTS && b < 2);
-    base + SCRATCH_OFFSET + (2 * g + b) * SCRATCH_BYTES
+    debug_assert!(g <= TEAM_SLOTS && b < POSTS);
+    base + SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES
 }
 
 /// The control block of the heap segment mapped at `base`.
