@@ -1,17 +1,26 @@
-//! Flat shared-memory collectives: every member copies what it needs straight from the other
-//! members' symmetric buffers, between the two barriers of [`Coll::enter`] and [`Coll::leave`].
+//! Flat shared-memory collectives: every member copies what it needs from the other members.
 //!
-//! Invariants: a member writes only its own destination, and only reads the others' sources (and
-//! the values they published before the first barrier). Where a member's destination overlaps its
-//! own source (in-place reductions and scans), the result is built aside and stored after the
-//! second barrier, when nobody reads that source any more. Every member combines the inputs in
-//! member order, so floating-point results are the same on every member.
+//! When every member's control block is mapped here, a call synchronizes once ([`posted`]): each
+//! contributor posts its data (staged in its scratch buffer when small, else read from its source),
+//! the others wait for the posts they need, copy or combine, and acknowledge. Otherwise (some
+//! member is reached over the network) every member reads the others' symmetric buffers between
+//! the two barriers of [`Coll::enter`] and [`Coll::leave`], or [`split`] divides large transfers.
+//! Members read their peers in a staggered order (member `m` starts with member `m + 1`), so that
+//! they do not all read one member at a time; reductions and scans combine in member order.
+//!
+//! Invariants: a member writes only its own destination (except the barrier-framed broadcast, which
+//! writes destinations after the first barrier), and only reads the others' sources, scratch posts
+//! and published values. Where a member's destination overlaps its own source and the others read
+//! that source, the result is built aside and stored once nobody reads the source any more. Every
+//! member combines the inputs in member order, so floating-point results are the same everywhere.
 
 use super::call::{Coll, Combine, overlap};
+use super::posted::{self, Posting};
 use super::{Sync, barrier, split};
 use crate::runtime::handle;
 use crate::runtime::world::Target;
 use crate::transport::shm;
+use crate::transport::shm::control::SCRATCH_BYTES;
 use std::mem::size_of;
 use std::sync::atomic::Ordering;
 
@@ -70,6 +79,16 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
     }
 }
 
+/// Whether a contribution of `len` bytes is staged in a scratch buffer (else read from its source).
+fn staged(len: usize) -> bool {
+    len <= SCRATCH_BYTES
+}
+
+/// The staggered order in which member `me` of `n` visits the members: itself, then `me + 1`, ...
+fn stagger(me: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |k| (me + k) % n)
+}
+
 /// `broadcast`: `nbytes` of the root's `source` into every member's `dest` (the root's too if
 /// `to_root`).
 ///
@@ -91,6 +110,12 @@ pub unsafe fn broadcast(
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
     }
+    if staged(nbytes) || c.all_mapped(source as usize, nbytes) {
+        if let Some(p) = Posting::begin(c) {
+            // SAFETY: forwarded.
+            return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
+        }
+    }
     if c.all_mapped(dest as usize, nbytes) {
         // SAFETY: forwarded; `dest` is symmetric and mapped for every member.
         return unsafe { push_broadcast(c, dest, source, nbytes, root, to_root) };
@@ -102,6 +127,80 @@ pub unsafe fn broadcast(
         unsafe { copy(dest as usize, src.addr(), nbytes) };
     }
     c.leave();
+}
+
+/// `broadcast` by posts: the root posts the source (staged: it returns at once), every other
+/// member waits for the post and copies it into its destination.
+///
+/// # Safety
+/// As `broadcast`; if `nbytes` is not staged, `source` is mapped for every member.
+unsafe fn posted_broadcast(
+    c: &Coll,
+    mut p: Posting,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) {
+    if c.me() == root {
+        check_source(c, source.cast(), nbytes);
+        // SAFETY: the scratch buffer holds `nbytes` when staged; the source is readable.
+        p.post(
+            nbytes,
+            staged(nbytes),
+            |s| unsafe { copy(s as usize, source as usize, nbytes) },
+            c.size() - 1,
+        );
+        if to_root {
+            // SAFETY: our own destination and source.
+            unsafe { copy(dest as usize, source as usize, nbytes) };
+        }
+        p.finish();
+        return;
+    }
+    let got = p.wait(root);
+    // SAFETY: the root's staged post or its mapped source (range-checked), and our destination.
+    unsafe {
+        copy_in(
+            c,
+            &got,
+            source as usize,
+            nbytes,
+            root,
+            0,
+            dest as usize,
+            nbytes,
+        )
+    };
+    p.ack(root);
+}
+
+/// Copies `len` bytes at offset `at` of member `i`'s contribution `got` (its scratch buffer, or
+/// its copy of the symmetric `source..source+total`) to `to`.
+///
+/// # Safety
+/// `to..to+len` must be writable; `at + len` within the contribution.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_in(
+    c: &Coll,
+    got: &super::posted::Contribution,
+    source: usize,
+    total: usize,
+    i: usize,
+    at: usize,
+    to: usize,
+    len: usize,
+) {
+    match got.staged {
+        // SAFETY: the scratch buffer holds the contribution; guaranteed by the caller.
+        Some(s) => unsafe { copy(to, s + at, len) },
+        None => {
+            let view = c.peer("source", source, total, i, (at, len));
+            // SAFETY: the view holds `len` bytes; guaranteed by the caller.
+            unsafe { copy(to, view.addr(), len) }
+        }
+    }
 }
 
 /// `broadcast` when every member's `dest` is mapped here: after the first barrier (every
@@ -163,13 +262,55 @@ unsafe fn push_broadcast(
 /// # Safety
 /// `dest` must be writable for `size * nbytes`; `source` must be symmetric.
 pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    if let Some(mut p) = posting(c, nbytes, source) {
+        check_source(c, source.cast(), nbytes);
+        // SAFETY: the scratch buffer holds `nbytes` when staged.
+        p.post(
+            nbytes,
+            staged(nbytes),
+            |s| unsafe { copy(s as usize, source as usize, nbytes) },
+            c.size() - 1,
+        );
+        for i in stagger(c.me(), c.size()) {
+            let to = dest as usize + i * nbytes;
+            if i == c.me() {
+                // SAFETY: block `i` of our destination; our source.
+                unsafe { copy(to, source as usize, nbytes) };
+                continue;
+            }
+            let got = p.wait(i);
+            // SAFETY: member i's post of `nbytes`; block `i` of our destination.
+            unsafe { copy_in(c, &got, source as usize, nbytes, i, 0, to, nbytes) };
+            p.ack(i);
+        }
+        p.finish();
+        return;
+    }
     c.enter();
-    for i in 0..c.size() {
+    for i in stagger(c.me(), c.size()) {
         let src = c.peer("source", source as usize, nbytes, i, (0, nbytes));
         // SAFETY: as in `broadcast`; block `i` of `dest` is in the caller's range.
         unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
     }
     c.leave();
+}
+
+/// Checks that this member's `source..source+len` is symmetric (a contribution others may read).
+fn check_source(c: &Coll, source: *const u8, len: usize) {
+    if len > 0 {
+        c.w.local(c.call, "source", source as usize, len);
+    }
+}
+
+/// The posted algorithm for a call whose contributions are `len` bytes of the symmetric `source`
+/// on every member, if every member takes it: every control block is mapped here, and the
+/// contributions are staged or every member's source is mapped.
+fn posting<'c, 'w>(c: &'c Coll<'w>, len: usize, source: *const u8) -> Option<Posting<'c, 'w>> {
+    if staged(len) || c.all_mapped(source as usize, len) {
+        Posting::begin(c)
+    } else {
+        None
+    }
 }
 
 /// `collect`: the members' sources, each of its own length, one after the other into every
@@ -178,6 +319,44 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
 /// # Safety
 /// `dest` must be writable for the sum of the lengths; `source` must be symmetric.
 pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    // The lengths differ between members, so the choice cannot depend on them: a contribution too
+    // large for the scratch buffer is read from the source, so every symmetric segment must be
+    // mapped everywhere.
+    let p = if posted::readable(c) {
+        Posting::begin(c)
+    } else {
+        None
+    };
+    if let Some(mut p) = p {
+        check_source(c, source, nbytes);
+        // SAFETY: the scratch buffer holds `nbytes` when staged.
+        p.post(
+            nbytes,
+            staged(nbytes),
+            |s| unsafe { copy(s as usize, source as usize, nbytes) },
+            c.size() - 1,
+        );
+        let n = c.size();
+        let got: Vec<_> = (0..n).map(|i| (i != c.me()).then(|| p.wait(i))).collect();
+        let mut at = vec![0usize; n + 1];
+        for i in 0..n {
+            at[i + 1] = at[i] + got[i].as_ref().map_or(nbytes, |g| g.len);
+        }
+        for i in stagger(c.me(), n) {
+            let to = dest as usize + at[i];
+            match &got[i] {
+                // SAFETY: our source and our destination's block for it.
+                None => unsafe { copy(to, source as usize, nbytes) },
+                Some(g) => {
+                    // SAFETY: member i's post of `g.len` bytes; its block of our destination.
+                    unsafe { copy_in(c, g, source as usize, g.len, i, 0, to, g.len) };
+                    p.ack(i);
+                }
+            }
+        }
+        p.finish();
+        return;
+    }
     c.publish(0, nbytes as u64);
     c.enter();
     let mut at = dest as usize;
@@ -196,16 +375,36 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
 /// # Safety
 /// `dest` must be writable for `size * nbytes`; `source` must be symmetric over `size * nbytes`.
 pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
-    c.enter();
-    let total = nbytes * c.size();
-    for i in 0..c.size() {
-        let src = c.peer(
-            "source",
-            source as usize,
+    let n = c.size();
+    let total = nbytes * n;
+    let me = c.me();
+    if let Some(mut p) = posting(c, total, source) {
+        check_source(c, source.cast(), total);
+        // SAFETY: the scratch buffer holds `total` when staged.
+        p.post(
             total,
-            i,
-            (c.me() * nbytes, nbytes),
+            staged(total),
+            |s| unsafe { copy(s as usize, source as usize, total) },
+            n - 1,
         );
+        for i in stagger(me, n) {
+            let to = dest as usize + i * nbytes;
+            if i == me {
+                // SAFETY: block `me` of our source into block `me` of our destination.
+                unsafe { copy(to, source as usize + me * nbytes, nbytes) };
+                continue;
+            }
+            let got = p.wait(i);
+            // SAFETY: block `me` of member i's post of `total` bytes; block `i` of `dest`.
+            unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };
+            p.ack(i);
+        }
+        p.finish();
+        return;
+    }
+    c.enter();
+    for i in stagger(me, n) {
+        let src = c.peer("source", source as usize, total, i, (me * nbytes, nbytes));
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
         unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
     }
@@ -225,42 +424,187 @@ pub unsafe fn alltoalls<T: Copy>(
     sst: usize,
     nelems: usize,
 ) {
-    c.enter();
     let n = c.size();
-    if nelems > 0 {
-        let span = ((n * nelems - 1) * sst + 1) * size_of::<T>();
-        // The elements this member reads: from its first to its last, strides included.
-        let first = c.me() * nelems * sst * size_of::<T>();
-        let part = ((nelems - 1) * sst + 1) * size_of::<T>();
-        for i in 0..n {
-            let view = c.peer("source", source as usize, span, i, (first, part));
-            let src = view.addr() as *const T;
-            for k in 0..nelems {
-                // SAFETY: the element lies in pe i's checked range, and in the caller's `dest`.
+    let me = c.me();
+    let sz = size_of::<T>();
+    let span = if nelems > 0 {
+        ((n * nelems - 1) * sst + 1) * sz
+    } else {
+        0
+    };
+    // Staged, the post holds the elements packed: block `d` (for member d) is `nelems` elements.
+    let packed = n * nelems * sz;
+    let p = if staged(packed) {
+        Posting::begin(c)
+    } else {
+        posting(c, span, source.cast())
+    };
+    if let Some(mut p) = p {
+        check_source(c, source.cast(), span);
+        let stage = staged(packed);
+        p.post(
+            if stage { packed } else { span },
+            stage,
+            |s| {
+                // SAFETY: the scratch buffer holds `n * nelems` elements; every element read lies
+                // in the checked source span.
+                unsafe { shm::copy_strided(s.cast::<T>(), 1, source, sst as isize, n * nelems) }
+            },
+            n - 1,
+        );
+        for i in stagger(me, n) {
+            if nelems == 0 {
+                break;
+            }
+            // SAFETY: the elements lie in the checked ranges and in the caller's `dest`.
+            let to = unsafe { dest.add(i * nelems * dst) };
+            if i == me {
+                // SAFETY: as above.
                 unsafe {
-                    let v = std::ptr::read_unaligned(src.add(k * sst));
-                    std::ptr::write_unaligned(dest.add((i * nelems + k) * dst), v);
+                    shm::copy_strided(
+                        to,
+                        dst as isize,
+                        source.add(me * nelems * sst),
+                        sst as isize,
+                        nelems,
+                    )
+                };
+                continue;
+            }
+            let got = p.wait(i);
+            match got.staged {
+                // SAFETY: member i's packed block `me`, `nelems` elements.
+                Some(s) => unsafe {
+                    shm::copy_strided(
+                        to,
+                        dst as isize,
+                        (s as *const T).add(me * nelems),
+                        1,
+                        nelems,
+                    )
+                },
+                None => {
+                    let first = me * nelems * sst * sz;
+                    let part = ((nelems - 1) * sst + 1) * sz;
+                    let view = c.peer("source", source as usize, span, i, (first, part));
+                    // SAFETY: the view holds member i's elements for us.
+                    unsafe {
+                        shm::copy_strided(
+                            to,
+                            dst as isize,
+                            view.addr() as *const T,
+                            sst as isize,
+                            nelems,
+                        )
+                    }
                 }
             }
+            p.ack(i);
+        }
+        p.finish();
+        return;
+    }
+    c.enter();
+    if nelems > 0 {
+        // The elements this member reads: from its first to its last, strides included.
+        let first = me * nelems * sst * sz;
+        let part = ((nelems - 1) * sst + 1) * sz;
+        for i in stagger(me, n) {
+            let view = c.peer("source", source as usize, span, i, (first, part));
+            // SAFETY: the elements lie in pe i's checked range, and in the caller's `dest`.
+            unsafe {
+                shm::copy_strided(
+                    dest.add(i * nelems * dst),
+                    dst as isize,
+                    view.addr() as *const T,
+                    sst as isize,
+                    nelems,
+                )
+            };
         }
     }
     c.leave();
 }
 
-/// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0).
+/// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0); in a `scan`
+/// member `i` reads members `0..=i` or `0..i`, in a reduction every member.
 ///
 /// # Safety
 /// `dest` must be writable for `n` elements; `source` must be symmetric over `n` elements.
+#[allow(clippy::too_many_arguments)]
 unsafe fn fold<T: Copy>(
     c: &Coll,
     dest: *mut T,
     source: *const T,
     n: usize,
     count: usize,
+    scan: bool,
     zero: T,
     combine: Combine<T>,
 ) {
     let len = n * size_of::<T>();
+    if let Some(mut p) = posting(c, len, source.cast()) {
+        check_source(c, source.cast(), len);
+        let stage = staged(len);
+        // SAFETY: the scratch buffer holds `len` when staged.
+        p.post(
+            len,
+            stage,
+            |s| unsafe { copy(s as usize, source as usize, len) },
+            // Every other member reads a reduction's contributions, the later members a scan's.
+            if scan {
+                c.size() - 1 - c.me()
+            } else {
+                c.size() - 1
+            },
+        );
+        // Staged, this member's own contribution is read from its scratch buffer: the destination
+        // may overlap the source. Otherwise the others read the source: build the result aside.
+        let aside = !stage && overlap(dest as usize, source as usize, len);
+        let mut tmp: Vec<T> = Vec::new();
+        let acc = if aside {
+            tmp = vec![zero; n];
+            tmp.as_mut_ptr()
+        } else {
+            dest
+        };
+        if n > 0 && count == 0 {
+            for k in 0..n {
+                // SAFETY: `acc` holds `n` elements.
+                unsafe { acc.add(k).write(zero) };
+            }
+        }
+        for i in 0..count {
+            let got = (i != c.me()).then(|| p.wait(i));
+            let src = match (&got, stage) {
+                (Some(g), _) => match g.staged {
+                    Some(s) => s,
+                    None => c.peer("source", source as usize, len, i, (0, len)).addr(),
+                },
+                (None, true) => p.own_scratch(),
+                (None, false) => source as usize,
+            };
+            if n > 0 {
+                if i == 0 {
+                    // SAFETY: `src` holds `len` bytes; `acc` holds `n` elements.
+                    unsafe { copy(acc as usize, src, len) };
+                } else {
+                    // SAFETY: as above.
+                    unsafe { combine(acc, src as *const T, n) };
+                }
+            }
+            if got.is_some() {
+                p.ack(i);
+            }
+        }
+        p.finish();
+        if aside {
+            // SAFETY: `dest` holds `n` elements; nobody reads our source any more.
+            unsafe { copy(dest as usize, acc as usize, len) };
+        }
+        drop(tmp);
+        return;
+    }
     let aside = overlap(dest as usize, source as usize, len);
     let mut tmp: Vec<T> = Vec::new();
     let acc = if aside {
@@ -318,7 +662,7 @@ pub unsafe fn reduce<T: Copy>(
         return unsafe { split::reduce(c, dest, source, n, zero, combine) };
     }
     // SAFETY: forwarded.
-    unsafe { fold(c, dest, source, n, c.size(), zero, combine) }
+    unsafe { fold(c, dest, source, n, c.size(), false, zero, combine) }
 }
 
 /// Scan: member `i`'s `dest` gets the combination of the sources of members `0..=i` (inclusive)
@@ -337,5 +681,5 @@ pub unsafe fn scan<T: Copy>(
 ) {
     let count = c.me() + usize::from(inclusive);
     // SAFETY: forwarded.
-    unsafe { fold(c, dest, source, n, count, zero, combine) }
+    unsafe { fold(c, dest, source, n, count, true, zero, combine) }
 }

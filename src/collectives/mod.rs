@@ -17,6 +17,7 @@ pub mod barrier;
 pub mod call;
 pub mod flat;
 pub mod node;
+pub mod posted;
 pub mod split;
 pub mod tree;
 

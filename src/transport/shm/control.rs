@@ -1,5 +1,7 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
-//! (team synchronization slots, the active-set counters, the allocation agreement record). Peers
+//! (team synchronization slots, the active-set counters, the allocation agreement record) and the
+//! collectives' scratch buffers ([`POSTS`] per team slot and as many for the active sets, after the words at
+//! [`SCRATCH_OFFSET`]). Peers
 //! reach it through their mapping of the segment (or over UCX at its offset in the segment).
 //!
 //! The heap segment's layout: `[control block | guard | user range]`. The user range (what
@@ -9,13 +11,15 @@
 //! mapping) stops a stray pointer below the first block before it reaches the library's words.
 //!
 //! Invariants: every word here only grows (epochs, counts) or is written by its owner PE alone
-//! (published values), so nothing is ever reset and back-to-back collectives cannot be confused.
+//! (published values, posts), so nothing is ever reset and back-to-back collectives cannot be
+//! confused. A scratch buffer is written by its owner only, and only once every reader of what it
+//! held before has acknowledged it (`Posts::acks`).
 
 use std::sync::atomic::AtomicU64;
 
 /// Bytes reserved for the control block at the start of the heap segment (address space only:
 /// pages are touched as used).
-pub const CONTROL_SIZE: usize = 1024 * 1024;
+pub const CONTROL_SIZE: usize = 8 * 1024 * 1024;
 
 /// Bytes of the guard between the control block and the user range (a multiple of any page size).
 pub const GUARD_SIZE: usize = 64 * 1024;
@@ -60,6 +64,36 @@ pub struct TeamSync {
     pub value: [Padded; TEAM_VALUES],
     /// The epoch of the last broadcast whose data the root has pushed into this PE's destination.
     pub bcast: Padded,
+    /// This PE's contributions to the team's one-synchronization collectives.
+    pub posts: Posts,
+}
+
+/// What one buffer of a PE's contributions holds, on one cache line that readers poll.
+#[repr(C, align(64))]
+pub struct Post {
+    /// Which call the contribution belongs to (a team's epoch, or an active set and its count), stored
+    /// last with release; 0 before the first.
+    pub tag: AtomicU64,
+    /// The contribution's length in bytes, and in the top bit whether it is in the scratch buffer
+    /// (0) or to be read from the PE's source (1).
+    pub meta: AtomicU64,
+}
+
+/// Contributions a PE may have in flight on one group: a broadcast root runs this many calls
+/// ahead of its slowest reader before it waits.
+pub const POSTS: usize = 8;
+
+/// A PE's side of the one-synchronization collectives of one group (a team slot, or the active
+/// sets): [`POSTS`] contributions in flight at most, used in turn, each with its scratch buffer.
+#[repr(C)]
+pub struct Posts {
+    pub post: [Post; POSTS],
+    /// `acks[b]`: how many reads of contribution `b` readers have finished (each adds 1), over
+    /// every use of the buffer.
+    pub acks: [Padded; POSTS],
+    /// `owed[b]`: how many reads of contribution `b` have been announced (owner only): the buffer is
+    /// free again once `acks[b]` reaches it.
+    pub owed: [Padded; POSTS],
 }
 
 #[repr(C)]
@@ -70,6 +104,8 @@ pub struct Control {
     pub aset: [AtomicU64; ASET_PES],
     /// Active-set collectives: values this PE publishes (as `TeamSync::value`).
     pub aset_value: [Padded; TEAM_VALUES],
+    /// Active-set collectives: this PE's contributions (as `TeamSync::posts`).
+    pub aset_posts: Posts,
     /// What the last two collective heap calls asked for and got, `[sequence, operation, a, b, c]`
     /// (see `ops::memory`), indexed by sequence parity so that a neighbour still reading the
     /// previous one is not raced.
@@ -87,7 +123,22 @@ pub struct Control {
 /// Words of one collective call's record (`collectives::agree`).
 pub const AGREE_WORDS: usize = 12;
 
-const _: () = assert!(std::mem::size_of::<Control>() <= CONTROL_SIZE);
+/// Bytes of one scratch buffer: the largest contribution a collective stages there.
+pub const SCRATCH_BYTES: usize = 8 * 1024;
+
+/// Where the scratch buffers start in the control block (after the words, page aligned): buffer `b`
+/// of group `g` (a team slot, or [`TEAM_SLOTS`] for the active sets) at
+/// `SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES`.
+pub const SCRATCH_OFFSET: usize = std::mem::size_of::<Control>().next_multiple_of(4096);
+
+const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * POSTS * SCRATCH_BYTES <= CONTROL_SIZE);
+
+/// The address of scratch buffer `b` of group `g` in the heap segment mapped at `base`.
+#[inline(always)]
+pub fn scratch(base: usize, g: usize, b: usize) -> usize {
+    debug_assert!(g <= TEAM_SLOTS && b < POSTS);
+    base + SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES
+}
 
 /// The control block of the heap segment mapped at `base`.
 ///

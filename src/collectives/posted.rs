@@ -1,0 +1,206 @@
+//! Posts: how the on-node collectives synchronize once per call instead of twice.
+//!
+//! Every member that contributes data to a call posts it: small contributions are copied into one
+//! of the member's scratch buffers in its control block (then its source is free at once), larger
+//! ones are announced to be read from the member's own source (then the member waits, before it
+//! returns, until every reader has acknowledged). A post is tagged with the call: on a team the
+//! epoch the call takes from the team (as a barrier would), on an active set the set and how many
+//! calls this PE has made on it; that count, modulo [`POSTS`], selects the buffer. Readers wait for
+//! the tag on the contributor's post, copy or combine, and add one to the contributor's
+//! acknowledgement count of that buffer. Nobody waits for a closing barrier: a contributor reuses a
+//! buffer only once the reads announced for its previous use are all acknowledged (normally long
+//! done: the calls in between synchronized with the readers, except on a broadcast root, which so
+//! runs up to `POSTS` calls ahead), and every member writes only its own destination, so no
+//! destination is written before its owner has entered the call.
+//!
+//! Invariants: every member of a group takes this path or none (it needs every member's control
+//! block mapped here, which holds on every member alike); a post's tag is stored last, with
+//! release, after its scratch data and its length; a buffer holds one call's post until every
+//! announced reader has acknowledged it, so a reader that sees its tag reads that call's data.
+
+use super::Sync;
+use super::call::Coll;
+use crate::runtime::departure;
+use crate::runtime::handle;
+use crate::runtime::world::{Seg, World};
+use crate::transport::shm;
+use crate::transport::shm::control::{self, Control, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+
+/// The top bit of a post's `meta`: the contribution is read from the member's source.
+const DIRECT: u64 = 1 << 63;
+
+/// How many calls this PE has made on each active set, by `aset_key`.
+static ASET_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
+
+/// One call's posts: the tag, the buffer and where this member's own post is.
+pub struct Posting<'c, 'w> {
+    c: &'c Coll<'w>,
+    tag: u64,
+    b: usize,
+    group: usize,
+    /// Whether this member's own contribution is read from its source (it waits for its readers).
+    direct: bool,
+}
+
+/// What a member posted: where its contribution is readable here and how long it is.
+pub struct Contribution {
+    /// The address of the scratch buffer, or `None` if the reader reads the member's source.
+    pub staged: Option<usize>,
+    pub len: usize,
+}
+
+/// An active set as one number: start (14 bits), log2 of the stride (5 bits), size (15 bits).
+fn aset_key(c: &Coll) -> u64 {
+    let m = &c.g.members;
+    let log = m.stride.max(1).trailing_zeros() as u64;
+    (m.start as u64) << 20 | log << 15 | m.size as u64
+}
+
+/// Whether every member's heap segment (with its control block) is mapped here.
+pub fn mapped(c: &Coll) -> bool {
+    let peers = &c.w.segments[Seg::Heap as usize].peers;
+    (0..c.g.members.size).all(|i| {
+        let pe = c.g.members.world(i);
+        pe == c.w.me || peers[pe] != 0
+    })
+}
+
+/// Whether every member's symmetric segments (heap and global data) are mapped here, so that any
+/// member's symmetric source is readable.
+pub fn readable(c: &Coll) -> bool {
+    c.w.segments.iter().all(|s| {
+        (0..c.g.members.size).all(|i| {
+            let pe = c.g.members.world(i);
+            pe == c.w.me || s.peers[pe] != 0
+        })
+    })
+}
+
+fn heap_base(w: &World, pe: usize) -> usize {
+    if pe == w.me {
+        w.segments[Seg::Heap as usize].base
+    } else {
+        w.segments[Seg::Heap as usize].peers[pe]
+    }
+}
+
+impl<'c, 'w> Posting<'c, 'w> {
+    /// Starts a posted call on `c`, or `None` if some member's control block is not mapped here
+    /// (then every member takes another algorithm).
+    pub fn begin(c: &'c Coll<'w>) -> Option<Self> {
+        if !mapped(c) {
+            return None;
+        }
+        let (tag, seq, group) = match c.g.sync {
+            Sync::Team(slot) => {
+                let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
+                c.w.epoch_high.fetch_max(epoch, Ordering::Relaxed);
+                (epoch, epoch, slot)
+            }
+            Sync::ActiveSet => {
+                let key = aset_key(c);
+                let mut calls = ASET_CALLS.lock().unwrap_or_else(|e| e.into_inner());
+                let n = calls
+                    .get_or_insert_with(HashMap::new)
+                    .entry(key)
+                    .or_insert(0);
+                *n += 1;
+                // The count wraps after 2^30 calls on one set; a buffer holds one of the last POSTS.
+                ((*n & ((1 << 30) - 1)) << 34 | key, *n, TEAM_SLOTS)
+            }
+        };
+        Some(Posting {
+            c,
+            tag,
+            b: (seq % POSTS as u64) as usize,
+            group,
+            direct: false,
+        })
+    }
+
+    fn posts_of(&self, pe: usize) -> &'static Posts {
+        let ctl: &'static Control = self.c.w.control(pe);
+        match self.c.g.sync {
+            Sync::Team(slot) => &ctl.teams[slot].posts,
+            Sync::ActiveSet => &ctl.aset_posts,
+        }
+    }
+
+    /// Member `i`'s scratch buffer of this call.
+    fn scratch_of(&self, i: usize) -> usize {
+        let pe = self.c.g.members.world(i);
+        control::scratch(heap_base(self.c.w, pe), self.group, self.b)
+    }
+
+    /// This member's own scratch buffer of this call.
+    pub fn own_scratch(&self) -> usize {
+        self.scratch_of(self.c.g.members.me)
+    }
+
+    /// Posts this member's contribution of `len` bytes for `readers` readers: if `stage`, written
+    /// into the scratch buffer by `fill` (given its address; `len <= SCRATCH_BYTES`), otherwise
+    /// read from this member's source by the readers, and [`Posting::finish`] waits for them.
+    pub fn post(&mut self, len: usize, stage: bool, fill: impl FnOnce(*mut u8), readers: usize) {
+        let mine = self.posts_of(self.c.w.me);
+        let b = self.b;
+        let owed = mine.owed[b].0.load(Ordering::Relaxed);
+        // The previous use of this buffer: every read announced for it is done.
+        self.c
+            .w
+            .wait_until(|| mine.acks[b].0.load(Ordering::Acquire) >= owed);
+        let meta = if stage {
+            debug_assert!(len <= SCRATCH_BYTES);
+            fill(self.scratch_of(self.c.g.members.me) as *mut u8);
+            len as u64
+        } else {
+            self.direct = true;
+            len as u64 | DIRECT
+        };
+        mine.owed[b]
+            .0
+            .store(owed + readers as u64, Ordering::Relaxed);
+        mine.post[b].meta.store(meta, Ordering::Relaxed);
+        // The data and the length before the tag (a full fence: copies may be non-temporal).
+        shm::order();
+        mine.post[b].tag.store(self.tag, Ordering::Release);
+    }
+
+    /// Waits for member `i`'s post of this call (`i` is not this member).
+    pub fn wait(&self, i: usize) -> Contribution {
+        let pe = self.c.g.members.world(i);
+        let post = &self.posts_of(pe).post[self.b];
+        let tag = self.tag;
+        departure::wait_for(self.c.w, self.c.call, pe, || {
+            post.tag.load(Ordering::Acquire) == tag
+        });
+        let meta = post.meta.load(Ordering::Relaxed);
+        Contribution {
+            staged: (meta & DIRECT == 0).then(|| self.scratch_of(i)),
+            len: (meta & !DIRECT) as usize,
+        }
+    }
+
+    /// Tells member `i` that this member has finished reading its post.
+    pub fn ack(&self, i: usize) {
+        let pe = self.c.g.members.world(i);
+        self.posts_of(pe).acks[self.b]
+            .0
+            .fetch_add(1, Ordering::Release);
+    }
+
+    /// Before returning: if this member's contribution was read from its source, waits until
+    /// every reader has acknowledged it (then the source may change again).
+    pub fn finish(&self) {
+        if self.direct {
+            let mine = self.posts_of(self.c.w.me);
+            let b = self.b;
+            let owed = mine.owed[b].0.load(Ordering::Relaxed);
+            self.c
+                .w
+                .wait_until(|| mine.acks[b].0.load(Ordering::Acquire) >= owed);
+        }
+    }
+}
