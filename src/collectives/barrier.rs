@@ -14,6 +14,7 @@
 //! over UCX an 8-byte put (the epoch) or a non-fetching add (the counter), neither of which waits
 //! for a reply. The wait is always on this PE's own control block.
 
+pub use super::node::{signal, wait_signal};
 use super::{Group, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle::{self, WORLD_SLOT};
@@ -91,28 +92,6 @@ fn active_set(w: &World, m: &Members) {
         wait_signal(w, from);
         distance *= 2;
     }
-}
-
-/// Sends world PE `to` one active-set signal from this PE (one more count in its counter for us).
-pub fn signal(w: &World, to: usize) {
-    w.control_add(CALL, to, |c| &c.aset[w.me], 1);
-}
-
-/// Waits for, and consumes, the next active-set signal from world PE `from`.
-pub fn wait_signal(w: &World, from: usize) {
-    let seen = &w.aset_seen[from];
-    let next = seen.load(Ordering::Relaxed) + 1;
-    let count = &w.control(w.me).aset[from];
-    w.wait_until_as(
-        || count.load(Ordering::Acquire) >= next,
-        |out| {
-            let _ = write!(
-                out,
-                "barrier of an active set: waiting for PE {from} (signal {next})"
-            );
-        },
-    );
-    seen.store(next, Ordering::Relaxed);
 }
 
 /// Checks that the active-set counters cover the job (at the first active-set call).

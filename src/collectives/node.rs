@@ -18,15 +18,17 @@
 //! lie in the part of the control block after [`Control`], one set per team slot. On an active set
 //! a signal is one more count in the receiver's counter for the sender, consumed in order, as in
 //! `collectives::barrier`: every member of a call runs the same layout, so each pair agrees on how
-//! many signals each call sends.
+//! many signals each call sends. The active-set signals ([`signal`], [`wait_signal`]) live here,
+//! below the barriers of `collectives::barrier`, which re-exports them.
 
-use super::{Group, Sync, barrier};
+use super::{Group, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
 use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, TEAM_SLOTS};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -124,6 +126,28 @@ pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
     layout_of(&w.nodes, m, root)
 }
 
+/// Sends world PE `to` one active-set signal from this PE (one more count in its counter for us).
+pub fn signal(w: &World, to: usize) {
+    w.control_add("barrier", to, |c| &c.aset[w.me], 1);
+}
+
+/// Waits for, and consumes, the next active-set signal from world PE `from`.
+pub fn wait_signal(w: &World, from: usize) {
+    let seen = &w.aset_seen[from];
+    let next = seen.load(Ordering::Relaxed) + 1;
+    let count = &w.control(w.me).aset[from];
+    w.wait_until_as(
+        || count.load(Ordering::Acquire) >= next,
+        |out| {
+            let _ = write!(
+                out,
+                "barrier of an active set: waiting for PE {from} (signal {next})"
+            );
+        },
+    );
+    seen.store(next, Ordering::Relaxed);
+}
+
 /// Which word a signal goes to.
 #[derive(Clone, Copy, Debug)]
 pub enum Word {
@@ -189,7 +213,7 @@ impl<'a> Sig<'a> {
                 }
                 _ => w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch),
             },
-            Sync::ActiveSet => barrier::signal(w, to),
+            Sync::ActiveSet => signal(w, to),
         }
     }
 
@@ -207,7 +231,7 @@ impl<'a> Sig<'a> {
                 let epoch = self.epoch;
                 departure::wait_for(w, self.call, from, || flag.load(Ordering::Acquire) >= epoch);
             }
-            Sync::ActiveSet => barrier::wait_signal(w, from),
+            Sync::ActiveSet => wait_signal(w, from),
         }
     }
 }

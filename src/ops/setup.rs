@@ -139,7 +139,7 @@ pub fn finalize(call: &'static str) {
     }
     if let Some(w) = world::try_get() {
         super::order::complete(call);
-        crate::runtime::counters::report(w);
+        crate::runtime::counters::report(w.me, w.config.counts);
         crate::runtime::departure::rendezvous(w, call);
         startup::finalize(call);
     }

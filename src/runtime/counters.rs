@@ -3,7 +3,7 @@
 //!
 //! Every network operation passes through one of two places: the error-naming wrappers of
 //! `runtime::remote` (puts, gets, atomics, quiet and fence) and the control-word accesses of
-//! [`World`] (the signals of barriers and collectives, and loads of a peer's published values).
+//! the `World` (the signals of barriers and collectives, and loads of a peer's published values).
 //! Each counts itself there with one relaxed increment of a process-wide word, on the network
 //! route only: the shared-memory path never reaches these functions. Strided transfers count one
 //! message per block, since each block is one transfer on the wire.
@@ -12,7 +12,6 @@
 //! rendezvous, whose own signals are not the program's) and are not reset by a later
 //! `shmem_init`, so a repeated initialization prints the running total.
 
-use super::world::World;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -66,10 +65,10 @@ pub fn line(me: usize, counts: &[u64; 6]) -> String {
     out
 }
 
-/// Prints this PE's line to stderr when `SHMEM_COUNTS` is on.
-pub fn report(w: &World) {
-    if w.config.counts {
-        eprintln!("{}", line(w.me, &snapshot()));
+/// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`).
+pub fn report(me: usize, on: bool) {
+    if on {
+        eprintln!("{}", line(me, &snapshot()));
     }
 }
 
