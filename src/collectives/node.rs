@@ -229,7 +229,19 @@ impl<'a> Sig<'a> {
                 };
                 let flag = Self::word(w.control(at), slot, which);
                 let epoch = self.epoch;
-                departure::wait_for(w, self.call, from, || flag.load(Ordering::Acquire) >= epoch);
+                departure::wait_for(
+                    w,
+                    self.call,
+                    from,
+                    || flag.load(Ordering::Acquire) >= epoch,
+                    |out| {
+                        let _ = write!(
+                            out,
+                            "node-aware barrier of team slot {slot}, epoch {epoch}: \
+                             waiting for PE {from} ({which:?})"
+                        );
+                    },
+                );
             }
             Sync::ActiveSet => wait_signal(w, from),
         }

@@ -26,6 +26,7 @@ use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
 use crate::transport::shm::control::{self, Control, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
@@ -173,9 +174,15 @@ impl<'c, 'w> Posting<'c, 'w> {
         let pe = self.c.g.members.world(i);
         let post = &self.posts_of(pe).post[self.b];
         let tag = self.tag;
-        departure::wait_for(self.c.w, self.c.call, pe, || {
-            post.tag.load(Ordering::Acquire) == tag
-        });
+        departure::wait_for(
+            self.c.w,
+            self.c.call,
+            pe,
+            || post.tag.load(Ordering::Acquire) == tag,
+            |out| {
+                let _ = write!(out, "waiting for the contribution of PE {pe} (post {tag})");
+            },
+        );
         let meta = post.meta.load(Ordering::Relaxed);
         Contribution {
             staged: (meta & DIRECT == 0).then(|| self.scratch_of(i)),

@@ -122,11 +122,7 @@ pub fn until_polling_as(
 
 /// As [`until_polling`], calling `watch` too every `PARENT_CHECK` yields (after the checks every
 /// wait makes: the launcher alive, some other PE still there, see `runtime::departure`).
-pub fn until_watching(
-    done: impl FnMut() -> bool,
-    poll: impl FnMut() -> bool,
-    watch: impl FnMut(),
-) {
+pub fn until_watching(done: impl FnMut() -> bool, poll: impl FnMut() -> bool, watch: impl FnMut()) {
     until_watching_as(done, poll, watch, super::hang::undescribed)
 }
 

@@ -272,7 +272,7 @@ impl World {
     pub fn wait_until_as(&self, done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
         match self.remote() {
             None => super::wait::until_as(done, what),
-            Some(net) => super::wait::until_polling_as(done, || net.poll(), what),
+            Some(net) => net.serve(|poll| super::wait::until_polling_as(done, poll, what)),
         }
     }
 
