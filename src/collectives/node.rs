@@ -26,7 +26,9 @@ use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
-use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, TEAM_SLOTS};
+use crate::transport::shm::control::{
+    CONTROL_SIZE, Control, POSTS, Padded, SCRATCH_BYTES, SCRATCH_OFFSET, TEAM_SLOTS,
+};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::mem::size_of;
@@ -51,10 +53,11 @@ pub struct TreeSync {
 }
 
 /// Where the node-aware words start in the control block: its end, past every field of
-/// [`Control`].
+/// [`Control`] and the collectives' scratch buffers.
 const TREE_AT: usize = (CONTROL_SIZE - size_of::<[TreeSync; TEAM_SLOTS]>()) & !63;
 
 const _: () = assert!(size_of::<Control>() <= TREE_AT);
+const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * POSTS * SCRATCH_BYTES <= TREE_AT);
 
 /// The node-aware words of team slot `slot` in the control block `c`.
 fn words(c: &Control, slot: usize) -> &TreeSync {
