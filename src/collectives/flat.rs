@@ -106,11 +106,9 @@ pub unsafe fn broadcast(
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
     }
-    if staged(nbytes) || c.all_mapped(source as usize, nbytes) {
-        if let Some(p) = Posting::begin(c) {
-            // SAFETY: forwarded.
-            return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
-        }
+    if let Some(p) = posting(c, nbytes, source) {
+        // SAFETY: forwarded.
+        return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
     }
     if c.all_mapped(dest as usize, nbytes) {
         // SAFETY: forwarded; `dest` is symmetric and mapped for every member.
