@@ -192,14 +192,51 @@ impl<'c, 'w> Posting<'c, 'w> {
         mine.post[b].tag.store(self.tag, Ordering::Release);
     }
 
+    /// Whether member `i` has posted its contribution to this call.
+    fn ready(&self, i: usize) -> bool {
+        let pe = self.c.g.members.world(i);
+        self.posts_of(pe).post[self.b].tag.load(Ordering::Acquire) == self.tag
+    }
+
+    /// Runs `f` on the contribution of each member of `members` (not this one), in the order their
+    /// posts arrive (in the given order among those already there), acknowledging each after `f`:
+    /// a member that can read some post does not wait for another.
+    pub fn each(
+        &self,
+        members: impl Iterator<Item = usize>,
+        mut f: impl FnMut(usize, Contribution),
+    ) {
+        let mut pending: Vec<usize> = members.collect();
+        while let Some(&first) = pending.first() {
+            let before = pending.len();
+            pending.retain(|&i| {
+                if !self.ready(i) {
+                    return true;
+                }
+                f(i, self.contribution(i));
+                self.ack(i);
+                false
+            });
+            if pending.len() == before {
+                let pe = self.c.g.members.world(first);
+                departure::wait_for(self.c.w, self.c.call, pe, || {
+                    pending.iter().any(|&i| self.ready(i))
+                });
+            }
+        }
+    }
+
     /// Waits for member `i`'s post of this call (`i` is not this member).
     pub fn wait(&self, i: usize) -> Contribution {
         let pe = self.c.g.members.world(i);
+        departure::wait_for(self.c.w, self.c.call, pe, || self.ready(i));
+        self.contribution(i)
+    }
+
+    /// Member `i`'s contribution, once posted.
+    fn contribution(&self, i: usize) -> Contribution {
+        let pe = self.c.g.members.world(i);
         let post = &self.posts_of(pe).post[self.b];
-        let tag = self.tag;
-        departure::wait_for(self.c.w, self.c.call, pe, || {
-            post.tag.load(Ordering::Acquire) == tag
-        });
         let meta = post.meta.load(Ordering::Relaxed);
         let at = ((meta & !DIRECT) >> WHERE) as usize;
         Contribution {
