@@ -9,6 +9,7 @@
  *   alltoall       shmem_alltoall64, `size` bytes to every PE
  *
  * Consecutive calls alternate between two pSync arrays, as the spec allows without a barrier.
+ * -s SIZES measures those sizes only (multiples of 8 up to 1 MiB; with -q up to 64 KiB).
  * team.c measures the same with the team-based routines of OpenSHMEM 1.5.
  */
 #include <shmem.h>
@@ -71,7 +72,10 @@ int main(int argc, char **argv) {
 
     bench_collective("barrier", 0, npes, 0, &cfg, ns, op_barrier, &c);
     size_t top = cfg.quick ? (size_t)64 << 10 : MAX_BYTES;
-    for (size_t sz = 8; sz <= top; sz *= cfg.quick ? 16 : 4) {
+    /* -s picks the sizes (multiples of 8, at most 1 MiB); otherwise powers of 4 (quick: 16). */
+    for (size_t sz = cfg.nsizes ? bench_first_size(&cfg) : 8; sz && sz <= top;
+         sz = cfg.nsizes ? bench_next_size(&cfg, sz) : sz * (cfg.quick ? 16 : 4)) {
+        if (sz % 8) continue;
         c.bytes = sz;
         bench_collective("broadcast", sz, npes, 0, &cfg, ns, op_broadcast, &c);
         bench_collective("reduce_sum", sz, npes, 0, &cfg, ns, op_reduce, &c);

@@ -1,8 +1,8 @@
 //! One collective call ([`Coll`]): the world, the C name for messages and the group, with what
-//! every algorithm needs of it: the two barriers that frame a call, the values members publish
-//! before the first, and a readable view of a member's symmetric bytes (mapped, or fetched over
-//! the network). Shared by the flat and the split algorithms, which import it and not each other's
-//! internals.
+//! the algorithms need of it: the two barriers that frame a call off the posted path, the values
+//! members publish before the first, and a readable view of a member's symmetric bytes (mapped,
+//! or fetched over the network). Shared by the flat, posted and split algorithms, which import it
+//! and not each other's internals.
 
 use super::{Group, Sync, barrier};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;

@@ -110,11 +110,9 @@ pub unsafe fn broadcast(
         // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
         return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
     }
-    if staged(nbytes) || c.all_mapped(source as usize, nbytes) {
-        if let Some(p) = Posting::begin(c) {
-            // SAFETY: forwarded.
-            return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
-        }
+    if let Some(p) = posting(c, nbytes, source) {
+        // SAFETY: forwarded.
+        return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
     }
     if c.all_mapped(dest as usize, nbytes) {
         // SAFETY: forwarded; `dest` is symmetric and mapped for every member.
@@ -271,18 +269,23 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             |s| unsafe { copy(s as usize, source as usize, nbytes) },
             c.size() - 1,
         );
-        for i in stagger(c.me(), c.size()) {
-            let to = dest as usize + i * nbytes;
-            if i == c.me() {
-                // SAFETY: block `i` of our destination; our source.
-                unsafe { copy(to, source as usize, nbytes) };
-                continue;
-            }
-            let got = p.wait(i);
+        // SAFETY: block `me` of our destination; our source.
+        unsafe { copy(dest as usize + c.me() * nbytes, source as usize, nbytes) };
+        p.each(stagger(c.me(), c.size()).skip(1), |i, got| {
             // SAFETY: member i's post of `nbytes`; block `i` of our destination.
-            unsafe { copy_in(c, &got, source as usize, nbytes, i, 0, to, nbytes) };
-            p.ack(i);
-        }
+            unsafe {
+                copy_in(
+                    c,
+                    &got,
+                    source as usize,
+                    nbytes,
+                    i,
+                    0,
+                    dest as usize + i * nbytes,
+                    nbytes,
+                )
+            };
+        });
         p.finish();
         return;
     }
@@ -387,18 +390,19 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             |s| unsafe { copy(s as usize, source as usize, total) },
             n - 1,
         );
-        for i in stagger(me, n) {
+        // SAFETY: block `me` of our source into block `me` of our destination.
+        unsafe {
+            copy(
+                dest as usize + me * nbytes,
+                source as usize + me * nbytes,
+                nbytes,
+            )
+        };
+        p.each(stagger(me, n).skip(1), |i, got| {
             let to = dest as usize + i * nbytes;
-            if i == me {
-                // SAFETY: block `me` of our source into block `me` of our destination.
-                unsafe { copy(to, source as usize + me * nbytes, nbytes) };
-                continue;
-            }
-            let got = p.wait(i);
             // SAFETY: block `me` of member i's post of `total` bytes; block `i` of `dest`.
             unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };
-            p.ack(i);
-        }
+        });
         p.finish();
         return;
     }

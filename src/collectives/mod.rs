@@ -2,12 +2,14 @@
 //!
 //! A collective runs over a [`Group`]: the members (an arithmetic progression of world PEs) and
 //! where their synchronization words are (a team's slot, or the active-set counters of the
-//! deprecated pSync routines). On one node the algorithms are flat ([`flat`]): every member reads
-//! the others' symmetric buffers directly through its mappings of their segments, between two
-//! barriers (the first: every member has entered, its source is ready and its destination free;
-//! the second: every member has finished reading, so sources may change again). A member reached
-//! over the network is read with gets instead; where that would move too much (large reductions and
-//! broadcasts over three or more members), [`split`] divides the work into one chunk per member.
+//! deprecated pSync routines). On one node the algorithms are flat ([`flat`]) and synchronize once
+//! ([`posted`]): every contributor posts its data in its control block (small data copied there,
+//! large data left in its source until its readers acknowledge), and every member waits only for
+//! the posts it reads. Where some member is reached over the network, members read the others'
+//! symmetric buffers (with gets) between two barriers (the first: every member has entered, its
+//! source is ready and its destination free; the second: every member has finished reading), and
+//! where that would move too much (large reductions and broadcasts over three or more members),
+//! [`split`] divides the work into one chunk per member.
 //! A group on more than one node is node-aware ([`node`]): shared memory inside each node, the
 //! node leaders alone on the network, by dissemination for the barrier and by a binomial tree for
 //! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages.

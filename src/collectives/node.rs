@@ -26,9 +26,7 @@ use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
-use crate::transport::shm::control::{
-    CONTROL_SIZE, Control, POSTS, Padded, SCRATCH_BYTES, SCRATCH_OFFSET, TEAM_SLOTS,
-};
+use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, SCRATCH_END, TEAM_SLOTS};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::mem::size_of;
@@ -57,7 +55,7 @@ pub struct TreeSync {
 const TREE_AT: usize = (CONTROL_SIZE - size_of::<[TreeSync; TEAM_SLOTS]>()) & !63;
 
 const _: () = assert!(size_of::<Control>() <= TREE_AT);
-const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * POSTS * SCRATCH_BYTES <= TREE_AT);
+const _: () = assert!(SCRATCH_END <= TREE_AT);
 
 /// The node-aware words of team slot `slot` in the control block `c`.
 fn words(c: &Control, slot: usize) -> &TreeSync {

@@ -1,22 +1,23 @@
 //! Posts: how the on-node collectives synchronize once per call instead of twice.
 //!
-//! Every member that contributes data to a call posts it: small contributions are copied into one
-//! of the member's scratch buffers in its control block (then its source is free at once), larger
-//! ones are announced to be read from the member's own source (then the member waits, before it
-//! returns, until every reader has acknowledged). A post is tagged with the call: on a team the
-//! epoch the call takes from the team (as a barrier would), on an active set the set and how many
-//! calls this PE has made on it; that count, modulo [`POSTS`], selects the buffer. Readers wait for
-//! the tag on the contributor's post, copy or combine, and add one to the contributor's
-//! acknowledgement count of that buffer. Nobody waits for a closing barrier: a contributor reuses a
-//! buffer only once the reads announced for its previous use are all acknowledged (normally long
-//! done: the calls in between synchronized with the readers, except on a broadcast root, which so
-//! runs up to `POSTS` calls ahead), and every member writes only its own destination, so no
-//! destination is written before its owner has entered the call.
+//! Every member that contributes data to a call posts it in its control block: small contributions
+//! are carried in the post itself or copied into one of the member's scratch buffers (then its
+//! source is free at once), larger ones are announced to be read from the member's own source
+//! (then the member waits, before it returns, until every reader has acknowledged). A post is
+//! tagged with the call: on a team the epoch the call takes from the team (as a barrier would), on
+//! an active set the set and how many calls this PE has made on it; that count, modulo [`POSTS`],
+//! selects the post. Readers wait for the tag on the contributor's post, copy or combine, and add
+//! one to the post's acknowledgement count. Nobody waits for a closing barrier: a contributor
+//! reuses a post or a scratch buffer only once the reads announced for its previous use are all
+//! acknowledged (normally long done: the calls in between synchronized with the readers, except on
+//! a broadcast root, which so runs up to `POSTS` calls ahead), and every member writes only its own
+//! destination, so no destination is written before its owner has entered the call.
 //!
 //! Invariants: every member of a group takes this path or none (it needs every member's control
 //! block mapped here, which holds on every member alike); a post's tag is stored last, with
-//! release, after its scratch data and its length; a buffer holds one call's post until every
-//! announced reader has acknowledged it, so a reader that sees its tag reads that call's data.
+//! release, after its data and its place; a post (and its scratch buffer) holds one call's
+//! contribution until every announced reader has acknowledged it, so a reader that sees its tag
+//! reads that call's data.
 
 use super::Sync;
 use super::call::Coll;
@@ -24,14 +25,21 @@ use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
-use crate::transport::shm::control::{self, Control, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS};
+use crate::transport::shm::control::{
+    self, BIG, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS,
+};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The top bit of a post's `meta`: the contribution is read from the member's source.
 const DIRECT: u64 = 1 << 63;
+
+/// Bits 48..56 of a post's `meta`: 0 if the contribution is inline, `j + 1` if in scratch buffer
+/// `j`; the low 48 bits are its length.
+const WHERE: u32 = 48;
+const LEN: u64 = (1 << WHERE) - 1;
 
 /// How many calls this PE has made on each active set, by `aset_key`.
 static ASET_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
@@ -44,6 +52,8 @@ pub struct Posting<'c, 'w> {
     group: usize,
     /// Whether this member's own contribution is read from its source (it waits for its readers).
     direct: bool,
+    /// Where this member's own staged contribution is.
+    mine: usize,
 }
 
 /// What a member posted: where its contribution is readable here and how long it is.
@@ -119,6 +129,7 @@ impl<'c, 'w> Posting<'c, 'w> {
             b: (seq % POSTS as u64) as usize,
             group,
             direct: false,
+            mine: 0,
         })
     }
 
@@ -130,63 +141,143 @@ impl<'c, 'w> Posting<'c, 'w> {
         }
     }
 
-    /// Member `i`'s scratch buffer of this call.
-    fn scratch_of(&self, i: usize) -> usize {
+    /// Scratch buffer `j` of member `i`.
+    fn scratch_of(&self, i: usize, j: usize) -> usize {
         let pe = self.c.g.members.world(i);
-        control::scratch(heap_base(self.c.w, pe), self.group, self.b)
+        control::scratch(heap_base(self.c.w, pe), self.group, j)
     }
 
-    /// This member's own scratch buffer of this call.
+    /// Where this member's own staged contribution is (after [`Posting::post`] with `stage`).
     pub fn own_scratch(&self) -> usize {
-        self.scratch_of(self.c.g.members.me)
+        self.mine
     }
 
     /// Posts this member's contribution of `len` bytes for `readers` readers: if `stage`, written
-    /// into the scratch buffer by `fill` (given its address; `len <= SCRATCH_BYTES`), otherwise
-    /// read from this member's source by the readers, and [`Posting::finish`] waits for them.
+    /// by `fill` (given the address) into the post itself or a scratch buffer (`len <=
+    /// SCRATCH_BYTES`), otherwise read from this member's source by the readers, and
+    /// [`Posting::finish`] waits for them.
     pub fn post(&mut self, len: usize, stage: bool, fill: impl FnOnce(*mut u8), readers: usize) {
         let mine = self.posts_of(self.c.w.me);
+        let w = self.c.w;
         let b = self.b;
-        let owed = mine.owed[b].0.load(Ordering::Relaxed);
-        // The previous use of this buffer: every read announced for it is done.
-        self.c
-            .w
-            .wait_until(|| mine.acks[b].0.load(Ordering::Acquire) >= owed);
-        let meta = if stage {
-            debug_assert!(len <= SCRATCH_BYTES);
-            fill(self.scratch_of(self.c.g.members.me) as *mut u8);
-            len as u64
-        } else {
+        let owed = mine.owed[b].load(Ordering::Relaxed);
+        // The previous use of this post: every read announced for it is done.
+        w.wait_until_as(
+            || mine.acks[b].0.load(Ordering::Acquire) >= owed,
+            |out| acks_awaited(out, b, &mine.acks[b].0, owed),
+        );
+        let owed = owed + readers as u64;
+        let meta = if !stage {
             self.direct = true;
             len as u64 | DIRECT
+        } else if len <= INLINE_BYTES {
+            self.mine = mine.post[b].inline.as_ptr() as usize;
+            fill(self.mine as *mut u8);
+            len as u64
+        } else {
+            debug_assert!(len <= SCRATCH_BYTES);
+            let j = (mine.big_next.fetch_add(1, Ordering::Relaxed) % BIG as u64) as usize;
+            // The buffer's previous use: every read of the post that had it is done.
+            let (p, due) = (
+                mine.big_post[j].load(Ordering::Relaxed) as usize,
+                mine.big_owed[j].load(Ordering::Relaxed),
+            );
+            w.wait_until_as(
+                || mine.acks[p].0.load(Ordering::Acquire) >= due,
+                |out| acks_awaited(out, p, &mine.acks[p].0, due),
+            );
+            mine.big_post[j].store(b as u64, Ordering::Relaxed);
+            mine.big_owed[j].store(owed, Ordering::Relaxed);
+            self.mine = self.scratch_of(self.c.g.members.me, j);
+            fill(self.mine as *mut u8);
+            len as u64 | (j as u64 + 1) << WHERE
         };
-        mine.owed[b]
-            .0
-            .store(owed + readers as u64, Ordering::Relaxed);
+        mine.owed[b].store(owed, Ordering::Relaxed);
         mine.post[b].meta.store(meta, Ordering::Relaxed);
         // The data and the length before the tag (a full fence: copies may be non-temporal).
         shm::order();
         mine.post[b].tag.store(self.tag, Ordering::Release);
     }
 
+    /// Whether member `i` has posted its contribution to this call.
+    fn ready(&self, i: usize) -> bool {
+        let pe = self.c.g.members.world(i);
+        self.posts_of(pe).post[self.b].tag.load(Ordering::Acquire) == self.tag
+    }
+
+    /// Runs `f` on the contribution of each member of `members` (not this one), in the order their
+    /// posts arrive (in the given order among those already there), acknowledging each after `f`:
+    /// a member that can read some post does not wait for another.
+    pub fn each(
+        &self,
+        members: impl Iterator<Item = usize>,
+        mut f: impl FnMut(usize, Contribution),
+    ) {
+        let mut pending: Vec<usize> = members.collect();
+        while let Some(&first) = pending.first() {
+            let before = pending.len();
+            pending.retain(|&i| {
+                if !self.ready(i) {
+                    return true;
+                }
+                f(i, self.contribution(i));
+                self.ack(i);
+                false
+            });
+            if pending.len() == before {
+                let pe = self.c.g.members.world(first);
+                departure::wait_for(
+                    self.c.w,
+                    self.c.call,
+                    pe,
+                    || pending.iter().any(|&i| self.ready(i)),
+                    |out| {
+                        let _ = write!(out, "waiting for the contributions of members ");
+                        for (k, i) in pending.iter().enumerate() {
+                            let sep = if k == 0 { "" } else { ", " };
+                            let _ = write!(out, "{sep}PE {}", self.c.g.members.world(*i));
+                        }
+                        let _ = write!(out, " (post {})", self.tag);
+                    },
+                );
+            }
+        }
+    }
+
     /// Waits for member `i`'s post of this call (`i` is not this member).
     pub fn wait(&self, i: usize) -> Contribution {
         let pe = self.c.g.members.world(i);
-        let post = &self.posts_of(pe).post[self.b];
-        let tag = self.tag;
         departure::wait_for(
             self.c.w,
             self.c.call,
             pe,
-            || post.tag.load(Ordering::Acquire) == tag,
+            || self.ready(i),
             |out| {
-                let _ = write!(out, "waiting for the contribution of PE {pe} (post {tag})");
+                let _ = write!(
+                    out,
+                    "waiting for the contribution of PE {pe} (post {})",
+                    self.tag
+                );
             },
         );
+        self.contribution(i)
+    }
+
+    /// Member `i`'s contribution, once posted.
+    fn contribution(&self, i: usize) -> Contribution {
+        let pe = self.c.g.members.world(i);
+        let post = &self.posts_of(pe).post[self.b];
         let meta = post.meta.load(Ordering::Relaxed);
+        let at = ((meta & !DIRECT) >> WHERE) as usize;
         Contribution {
-            staged: (meta & DIRECT == 0).then(|| self.scratch_of(i)),
-            len: (meta & !DIRECT) as usize,
+            staged: (meta & DIRECT == 0).then(|| {
+                if at == 0 {
+                    post.inline.as_ptr() as usize
+                } else {
+                    self.scratch_of(i, at - 1)
+                }
+            }),
+            len: (meta & LEN) as usize,
         }
     }
 
@@ -204,10 +295,20 @@ impl<'c, 'w> Posting<'c, 'w> {
         if self.direct {
             let mine = self.posts_of(self.c.w.me);
             let b = self.b;
-            let owed = mine.owed[b].0.load(Ordering::Relaxed);
-            self.c
-                .w
-                .wait_until(|| mine.acks[b].0.load(Ordering::Acquire) >= owed);
+            let owed = mine.owed[b].load(Ordering::Relaxed);
+            self.c.w.wait_until_as(
+                || mine.acks[b].0.load(Ordering::Acquire) >= owed,
+                |out| acks_awaited(out, b, &mine.acks[b].0, owed),
+            );
         }
     }
+}
+
+/// What a wait for the readers of post `b` writes in a hang report.
+fn acks_awaited(out: &mut String, b: usize, acks: &AtomicU64, owed: u64) {
+    let _ = write!(
+        out,
+        "waiting for the readers of post {b} to acknowledge: {} of {owed} reads done",
+        acks.load(Ordering::Relaxed)
+    );
 }

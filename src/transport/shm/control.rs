@@ -1,8 +1,8 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
 //! (team synchronization slots, the active-set counters, the allocation agreement record) and the
-//! collectives' scratch buffers ([`POSTS`] per team slot and as many for the active sets, after the words at
-//! [`SCRATCH_OFFSET`]). Peers
-//! reach it through their mapping of the segment (or over UCX at its offset in the segment).
+//! collectives' scratch buffers ([`BIG`] per team slot and as many for the active sets, after the
+//! words at [`SCRATCH_OFFSET`]). Peers reach it through their mapping of the segment (or over UCX
+//! at its offset in the segment).
 //!
 //! The heap segment's layout: `[control block | guard | user range]`. The user range (what
 //! `shmem_malloc` hands out, and the only part of the segment the "is symmetric" check accepts)
@@ -68,32 +68,44 @@ pub struct TeamSync {
     pub posts: Posts,
 }
 
-/// What one buffer of a PE's contributions holds, on one cache line that readers poll.
-#[repr(C, align(64))]
-pub struct Post {
-    /// Which call the contribution belongs to (a team's epoch, or an active set and its count), stored
-    /// last with release; 0 before the first.
-    pub tag: AtomicU64,
-    /// The contribution's length in bytes, and in the top bit whether it is in the scratch buffer
-    /// (0) or to be read from the PE's source (1).
-    pub meta: AtomicU64,
-}
-
 /// Contributions a PE may have in flight on one group: a broadcast root runs this many calls
 /// ahead of its slowest reader before it waits.
-pub const POSTS: usize = 8;
+pub const POSTS: usize = 64;
+
+/// Bytes of a contribution a post carries itself.
+pub const INLINE_BYTES: usize = 240;
+
+/// Scratch buffers per group for the contributions too large to be carried inline.
+pub const BIG: usize = 8;
+
+/// One post of a PE's contributions, on cache lines that readers poll and read.
+#[repr(C, align(64))]
+pub struct Post {
+    /// Which call the contribution belongs to (a team's epoch, or an active set and its count),
+    /// stored last with release; 0 before the first.
+    pub tag: AtomicU64,
+    /// Where the contribution is (see `collectives::posted`) and its length in bytes.
+    pub meta: AtomicU64,
+    /// A contribution of at most [`INLINE_BYTES`].
+    pub inline: [AtomicU64; INLINE_BYTES / 8],
+}
 
 /// A PE's side of the one-synchronization collectives of one group (a team slot, or the active
-/// sets): [`POSTS`] contributions in flight at most, used in turn, each with its scratch buffer.
+/// sets): [`POSTS`] posts used in turn, and [`BIG`] scratch buffers for larger contributions.
 #[repr(C)]
 pub struct Posts {
     pub post: [Post; POSTS],
-    /// `acks[b]`: how many reads of contribution `b` readers have finished (each adds 1), over
-    /// every use of the buffer.
+    /// `acks[p]`: how many reads of post `p` readers have finished (each adds 1), over every use.
     pub acks: [Padded; POSTS],
-    /// `owed[b]`: how many reads of contribution `b` have been announced (owner only): the buffer is
-    /// free again once `acks[b]` reaches it.
-    pub owed: [Padded; POSTS],
+    /// `owed[p]`: how many reads of post `p` have been announced (owner only): the post is free
+    /// again once `acks[p]` reaches it.
+    pub owed: [AtomicU64; POSTS],
+    /// `big_post[j]`, `big_owed[j]`: the post that last used scratch buffer `j` and the count of
+    /// its acknowledgements that frees the buffer (owner only).
+    pub big_post: [AtomicU64; BIG],
+    pub big_owed: [AtomicU64; BIG],
+    /// The scratch buffer the next large contribution takes, modulo [`BIG`] (owner only).
+    pub big_next: AtomicU64,
 }
 
 #[repr(C)]
@@ -128,16 +140,20 @@ pub const SCRATCH_BYTES: usize = 8 * 1024;
 
 /// Where the scratch buffers start in the control block (after the words, page aligned): buffer `b`
 /// of group `g` (a team slot, or [`TEAM_SLOTS`] for the active sets) at
-/// `SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES`.
+/// `SCRATCH_OFFSET + (BIG * g + b) * SCRATCH_BYTES`.
 pub const SCRATCH_OFFSET: usize = std::mem::size_of::<Control>().next_multiple_of(4096);
 
-const _: () = assert!(SCRATCH_OFFSET + (TEAM_SLOTS + 1) * POSTS * SCRATCH_BYTES <= CONTROL_SIZE);
+/// The end of the scratch buffers: the control block is free from here to [`CONTROL_SIZE`]
+/// (`collectives::node` keeps its words at the very end).
+pub const SCRATCH_END: usize = SCRATCH_OFFSET + (TEAM_SLOTS + 1) * BIG * SCRATCH_BYTES;
+
+const _: () = assert!(SCRATCH_END <= CONTROL_SIZE);
 
 /// The address of scratch buffer `b` of group `g` in the heap segment mapped at `base`.
 #[inline(always)]
 pub fn scratch(base: usize, g: usize, b: usize) -> usize {
-    debug_assert!(g <= TEAM_SLOTS && b < POSTS);
-    base + SCRATCH_OFFSET + (POSTS * g + b) * SCRATCH_BYTES
+    debug_assert!(g <= TEAM_SLOTS && b < BIG);
+    base + SCRATCH_OFFSET + (BIG * g + b) * SCRATCH_BYTES
 }
 
 /// The control block of the heap segment mapped at `base`.
