@@ -140,19 +140,25 @@ pub fn until_watching_as(
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
     let mut yields = 0u32;
+    // Hang reports (`runtime::hang`): requests are looked for after every yield, the wait
+    // registers as blocked at its first periodic check.
+    let asked = super::hang::requests();
     let mut blocked: Option<super::hang::Blocked> = None;
     while !done() {
         poll();
         std::thread::yield_now();
         yields = yields.wrapping_add(1);
-        if yields.is_multiple_of(PARENT_CHECK) {
+        let periodic = yields.is_multiple_of(PARENT_CHECK);
+        if periodic {
             check_parent();
             if let Some(check) = SLOW_CHECK.get() {
                 check(&mut done);
             }
             watch();
+        }
+        if periodic || super::hang::requests() != blocked.as_ref().map_or(asked, |b| b.seen()) {
             blocked
-                .get_or_insert_with(super::hang::Blocked::enter)
+                .get_or_insert_with(|| super::hang::Blocked::enter(asked))
                 .check(&what);
         }
     }
