@@ -86,12 +86,12 @@ extern "C" fn on_request(_: libc::c_int) {
     // SAFETY: errno is this thread's; it is restored before returning, so that the interrupted
     // code never sees the handler's own write fail.
     let errno = unsafe { *libc::__errno_location() };
-    if BLOCKED.load(Ordering::Relaxed) == 0 {
-        if let Some(line) = IDLE.get() {
-            // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
-            // async-signal-safe.
-            unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-        }
+    if BLOCKED.load(Ordering::Relaxed) == 0
+        && let Some(line) = IDLE.get()
+    {
+        // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
+        // async-signal-safe.
+        unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
     }
     REQUESTS.fetch_add(1, Ordering::Relaxed);
     // SAFETY: as above.
