@@ -30,6 +30,14 @@
 //! those of its PE counts that are 2 or 4, and 8 over TCP (its count nearest to them if it has
 //! none of them). A program's own `env:` lines still win.
 //!
+//! `RSHMEM_TEST_SANITIZE=1` builds the C and C++ programs with AddressSanitizer and
+//! UndefinedBehaviorSanitizer (`-fsanitize=address,undefined`, into `target/<profile>/c-tests-sanitize/`;
+//! the library as built, not instrumented; Fortran programs are left out) and runs each at those of
+//! its PE counts that are 2 or 4 (nearest otherwise); any sanitizer report in a job's stderr fails
+//! its test, whatever the program expects. The library keeps its World and configuration for the
+//! life of the process on purpose, so LeakSanitizer is told to ignore allocations made inside
+//! librshmem (`tests/support/lsan.supp`); leaks of the programs themselves are still reported.
+//!
 //! Tests run two at a time unless `--test-threads` or `RUST_TEST_THREADS` says otherwise: the
 //! machines have two cores and a test runs up to 8 processes.
 
@@ -67,6 +75,12 @@ const CXXFLAGS: &[&str] = &[
     "-O1",
     "-g",
 ];
+/// `RSHMEM_TEST_SANITIZE=1`: ASan and UBSan in the C and C++ programs, UBSan errors fatal.
+const SANITIZE_FLAGS: &[&str] = &[
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=undefined",
+    "-fno-omit-frame-pointer",
+];
 /// Fortran: the legacy API's Cray pointers (`SHPALLOC`, `SHMEM_PTR`) need `-fcray-pointer`.
 const FFLAGS: &[&str] = &["-Wall", "-Werror", "-fcray-pointer", "-O1", "-g"];
 /// The languages of the test programs.
@@ -100,6 +114,8 @@ fn main() {
         Err(_) => Some(Route::default()),
         Ok(name) => Route::named(&name),
     };
+    let sanitize = std::env::var("RSHMEM_TEST_SANITIZE").is_ok_and(|v| v == "1");
+    let route = route.map(|r| if sanitize { r.sanitized(&root) } else { r });
     let Some(route) = route else {
         trials.push(Trial::test("harness::transport", || {
             Err("RSHMEM_TEST_TRANSPORT must be ucx-tcp or ucx-sm".into())
@@ -122,6 +138,8 @@ struct Route {
     env: Vec<(String, String)>,
     /// Only these PE counts (all of a program's when empty).
     pes: Vec<u32>,
+    /// Build the C and C++ programs with ASan and UBSan (`RSHMEM_TEST_SANITIZE`).
+    sanitize: bool,
 }
 
 impl Route {
@@ -139,7 +157,25 @@ impl Route {
                 ("UCX_TLS".into(), tls.into()),
             ],
             pes,
+            sanitize: false,
         })
+    }
+
+    /// This route with the programs built under ASan and UBSan, at 2 and 4 PEs.
+    fn sanitized(mut self, root: &Path) -> Route {
+        let supp = root.join("tests/support/lsan.supp");
+        self.env.extend([
+            (
+                "LSAN_OPTIONS".into(),
+                format!("suppressions={}:print_suppressions=0", supp.display()),
+            ),
+            ("UBSAN_OPTIONS".into(), "print_stacktrace=1".into()),
+        ]);
+        if self.pes.is_empty() {
+            self.pes = vec![2, 4];
+        }
+        self.sanitize = true;
+        self
     }
 
     /// Which of a program's PE counts run on this route: those it shares with the route, else
@@ -424,6 +460,7 @@ struct Program {
     lang: Lang,
     directives: Directives,
     route_env: Vec<(String, String)>,
+    sanitize: bool,
     root: PathBuf,
     binary: OnceLock<Result<PathBuf, String>>,
 }
@@ -433,7 +470,11 @@ impl Program {
         self.binary
             .get_or_init(|| {
                 let profile_dir = build_library(&self.root)?;
-                let out_dir = profile_dir.join("c-tests");
+                let out_dir = profile_dir.join(if self.sanitize {
+                    "c-tests-sanitize"
+                } else {
+                    "c-tests"
+                });
                 std::fs::create_dir_all(&out_dir)
                     .map_err(|e| format!("{}: {e}", out_dir.display()))?;
                 let binary = out_dir.join(&self.name);
@@ -447,6 +488,7 @@ impl Program {
                     .arg("-I")
                     .arg(self.root.join("c-tests"))
                     .args(&self.directives.cflags)
+                    .args(if self.sanitize { SANITIZE_FLAGS } else { &[] })
                     .arg(&self.source)
                     .arg("-o")
                     .arg(&binary)
@@ -486,7 +528,7 @@ impl Program {
         let shown = show_command(&cmd);
         let limit = Duration::from_secs(d.timeout_secs + HARNESS_GRACE_SECS);
         let run = run_job(cmd, limit).map_err(|e| format!("$ {shown}\ncannot run: {e}"))?;
-        let verdict = judge(d, &run);
+        let verdict = judge(d, &run).and_then(|()| sanitizer_clean(self.sanitize, &run));
         match verdict {
             Ok(()) => Ok(()),
             Err(why) => Err(format!(
@@ -548,6 +590,19 @@ fn judge(d: &Directives, run: &JobRun) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Under `RSHMEM_TEST_SANITIZE`, fails a job whose stderr holds a sanitizer report.
+fn sanitizer_clean(sanitize: bool, run: &JobRun) -> Result<(), String> {
+    const REPORTS: &[&str] = &[
+        "ERROR: AddressSanitizer",
+        "ERROR: LeakSanitizer",
+        "runtime error:",
+    ];
+    match REPORTS.iter().find(|r| sanitize && run.stderr.contains(*r)) {
+        Some(r) => Err(format!("a sanitizer report (`{r}`) in stderr")),
+        None => Ok(()),
+    }
 }
 
 struct JobRun {
@@ -716,12 +771,16 @@ fn discover(root: &Path, route: &Route) -> Result<Vec<Trial>, String> {
                 continue;
             }
         };
+        if route.sanitize && lang == Lang::Fortran {
+            continue;
+        }
         let program = Arc::new(Program {
             name: name.clone(),
             source,
             lang,
             directives,
             route_env: route.env.clone(),
+            sanitize: route.sanitize,
             root: root.to_path_buf(),
             binary: OnceLock::new(),
         });

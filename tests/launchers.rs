@@ -151,13 +151,17 @@ fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
     );
 }
 
-/// Starts `launch_fault orphan` under `cmd` (every PE waiting in the library), kills the launcher
-/// with SIGKILL once the four PEs run, and checks that every PE is gone within 10 s (a PE whose
-/// launcher is gone notices inside its wait, or dies with its parent).
-fn launcher_killed(mut cmd: Command) {
+/// A PE whose launcher was killed must be gone this soon.
+const ORPHAN_TO_END: f64 = 2.0;
+
+/// Starts `launch_fault <fault>` under `cmd` (`orphan`: every PE waiting in the library; `hang`:
+/// every PE outside it), kills the launcher with SIGKILL once the four PEs run, and checks that
+/// every PE is gone within [`ORPHAN_TO_END`] (a PE whose launcher is gone notices inside its
+/// wait, dies with its parent, or is ended by its watch of the parent: `runtime::orphan`).
+fn launcher_killed(mut cmd: Command, fault: &str) {
     let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
-    let mark = marker("orphan");
-    cmd.arg(&built().fault).args(["orphan", "1", &mark]);
+    let mark = marker(fault);
+    cmd.arg(&built().fault).args([fault, "1", &mark]);
     let child = support::spawn(&mut cmd);
     let launcher = child.id();
     // The launcher has the marker among its arguments too.
@@ -178,39 +182,57 @@ fn launcher_killed(mut cmd: Command) {
         .status();
     let killed = Instant::now();
     let until = killed + Duration::from_secs(10);
-    while !pes().is_empty() && Instant::now() < until {
+    let mut gone = None;
+    while Instant::now() < until {
+        if pes().is_empty() {
+            gone = Some(killed.elapsed().as_secs_f64());
+            break;
+        }
         thread::sleep(Duration::from_millis(20));
     }
     let left = pes();
-    let after = killed.elapsed().as_secs_f64();
     support::signal_group(launcher as i32, "KILL");
     let run = support::wait(child, Instant::now(), LIMIT);
     assert!(
         left.is_empty(),
-        "PEs left 10 s after the launcher was killed: {left:?}\n{}",
+        "{fault}: PEs left 10 s after the launcher was killed: {left:?}\n{}",
         run.describe()
     );
+    let after = gone.unwrap_or(10.0);
     println!(
-        "{:?} launcher killed: PEs gone {after:.2} s later",
+        "{:?} launcher killed ({fault}): PEs gone {after:.2} s later",
         cmd.get_program()
+    );
+    assert!(
+        after < ORPHAN_TO_END,
+        "{fault}: PEs gone only {after:.2} s after the launcher was killed\n{}",
+        run.describe()
     );
 }
 
+/// The launcher killed while every PE waits in the library (`orphan`) and while every PE is
+/// outside it (`hang`: computing, or sleeping, as far as the library can tell).
 #[test]
 fn oshrun_killed() {
-    let mut cmd = Command::new(&built().oshrun);
-    cmd.args(["-np", "4"]);
-    launcher_killed(cmd);
+    for fault in ["orphan", "hang"] {
+        let mut cmd = Command::new(&built().oshrun);
+        cmd.args(["-np", "4"]);
+        launcher_killed(cmd, fault);
+    }
 }
 
 #[test]
 fn mpirun_killed() {
-    launcher_killed(mpirun());
+    for fault in ["orphan", "hang"] {
+        launcher_killed(mpirun(), fault);
+    }
 }
 
 #[test]
 fn hydra_killed() {
-    launcher_killed(hydra(&[]));
+    for fault in ["orphan", "hang"] {
+        launcher_killed(hydra(&[]), fault);
+    }
 }
 
 #[test]

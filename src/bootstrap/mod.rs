@@ -48,6 +48,11 @@ pub trait Bootstrap: Send {
     fn abort(&mut self, code: i32);
     /// Tells the launcher this PE finished cleanly.
     fn finalize(&mut self);
+    /// Whether a launcher started this PE (its parent process), so that the PE must end when
+    /// its launcher dies (`runtime::orphan`).
+    fn has_launcher(&self) -> bool {
+        true
+    }
     /// The longest value `put` accepts, in bytes.
     fn max_value_len(&self) -> usize {
         usize::MAX

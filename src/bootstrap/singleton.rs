@@ -24,6 +24,10 @@ impl Default for Singleton {
 }
 
 impl Bootstrap for Singleton {
+    fn has_launcher(&self) -> bool {
+        false
+    }
+
     fn rank(&self) -> usize {
         0
     }

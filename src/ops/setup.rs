@@ -65,6 +65,9 @@ fn start(call: &'static str, level: c_int) {
         crate::collectives::barrier::world(world::get(call));
         crate::runtime::log::phase("first barrier", t);
         crate::runtime::wait::watch_parent();
+        if world::with_bootstrap(|b| b.has_launcher()).unwrap_or(false) {
+            crate::runtime::orphan::watch();
+        }
         crate::runtime::wait::set_slow_check(crate::runtime::departure::check_alone);
         let w = world::get(call);
         crate::runtime::hang::install(w.me, w.config.hang_report);

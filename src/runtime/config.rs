@@ -246,7 +246,7 @@ pub fn parse_seconds(text: &str) -> Result<Option<Duration>, String> {
         return Ok(None);
     }
     match t.parse::<f64>() {
-        Ok(s) if s == 0.0 => Ok(None),
+        Ok(0.0) => Ok(None),
         Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
         _ => Err("is not a time in seconds (a positive number, or 0 or off for none)".into()),
     }

@@ -47,8 +47,10 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     std::process::exit(code)
 }
 
-/// Ends this PE, waiting in the library, whose launcher (its parent process `parent`) has died:
-/// nobody is left to tell, so the launcher connection is not used.
+/// Ends this PE, whose launcher (its parent process `parent`) has died: nobody is left to tell, so
+/// the launcher connection is not used. Called from a wait or from the orphan watch's thread
+/// while the program may be running: the process leaves without destructors (UCX's would race
+/// its progress thread, the program's its main thread), after flushing the output streams.
 #[cold]
 #[inline(never)]
 pub fn launcher_gone(parent: u32) -> ! {
@@ -59,7 +61,11 @@ pub fn launcher_gone(parent: u32) -> ! {
         "[PE {}] the launcher (parent process {parent}) is gone: ending this PE",
         world::pe_label()
     );
-    std::process::exit(1)
+    // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process at once.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(1)
+    }
 }
 
 /// Makes a panic end the job as a fatal error does (once per process).

@@ -8,9 +8,12 @@
 //! with a fixed line (`write(2)` of text made at init: the only thing a handler may do safely).
 //!
 //! Cost: nothing on any fast path. A wait's description is a closure its caller passes down, run
-//! only when a report is printed. A wait registers as blocked ([`Blocked::enter`]) at its first
-//! slow-path check, after `PARENT_CHECK` yields; from then on each check (every `PARENT_CHECK`
-//! yields) loads the request count and, when `SHMEM_HANG_REPORT` is set, reads the clock. The
+//! only when a report is printed. A wait that starts to yield loads the request count once, and
+//! compares it after each yield (a load of a word no fast path writes, next to a system call); it
+//! registers as blocked ([`Blocked::enter`]) at its first periodic check, after `PARENT_CHECK`
+//! yields, and from then on each periodic check reads the clock when `SHMEM_HANG_REPORT` is set.
+//! (A request that reaches a wait in its first yields is answered by the wait and by the handler's
+//! "not blocked" line both.) The
 //! handler only writes and counts: it allocates nothing, takes no lock and keeps `errno`.
 //!
 //! The signal is SIGURG, whose default action is to ignore it: a process that never installed
@@ -72,17 +75,23 @@ pub fn install(me: usize, after: Option<Duration>) {
     });
 }
 
+/// The requests received so far (a wait compares it with the count it has answered).
+#[inline(always)]
+pub fn requests() -> u32 {
+    REQUESTS.load(Ordering::Relaxed)
+}
+
 /// The signal handler: counts the request; answers it at once when no wait is blocked.
 extern "C" fn on_request(_: libc::c_int) {
     // SAFETY: errno is this thread's; it is restored before returning, so that the interrupted
     // code never sees the handler's own write fail.
     let errno = unsafe { *libc::__errno_location() };
-    if BLOCKED.load(Ordering::Relaxed) == 0 {
-        if let Some(line) = IDLE.get() {
-            // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
-            // async-signal-safe.
-            unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-        }
+    if BLOCKED.load(Ordering::Relaxed) == 0
+        && let Some(line) = IDLE.get()
+    {
+        // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
+        // async-signal-safe.
+        unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
     }
     REQUESTS.fetch_add(1, Ordering::Relaxed);
     // SAFETY: as above.
@@ -100,15 +109,22 @@ pub struct Blocked {
 }
 
 impl Blocked {
-    /// Registers a wait as blocked (at its first slow-path check).
+    /// Registers a wait as blocked (at its first slow-path check, or at the first request it
+    /// sees); `seen` is the request count when the wait began to yield.
     #[cold]
-    pub fn enter() -> Blocked {
+    pub fn enter(seen: u32) -> Blocked {
         BLOCKED.fetch_add(1, Ordering::Relaxed);
         Blocked {
-            seen: REQUESTS.load(Ordering::Relaxed),
+            seen,
             since: Instant::now(),
             late: false,
         }
+    }
+
+    /// The request count this wait has answered up to.
+    #[inline]
+    pub fn seen(&self) -> u32 {
+        self.seen
     }
 
     /// One slow-path check: prints the report if one was requested, or if the wait has become
@@ -166,7 +182,7 @@ mod tests {
 
     #[test]
     fn a_request_is_answered_once_by_each_blocked_wait() {
-        let mut a = Blocked::enter();
+        let mut a = Blocked::enter(requests());
         let seen = a.seen;
         REQUESTS.fetch_add(1, Ordering::Relaxed);
         a.check(&|out| out.push_str("test wait"));

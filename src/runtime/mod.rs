@@ -14,6 +14,7 @@ pub mod hang;
 pub mod heap;
 pub mod info;
 pub mod log;
+pub mod orphan;
 pub mod personality;
 pub(crate) mod remote;
 pub mod startup;

@@ -157,6 +157,9 @@ pub fn until_watching_as(
     // local PE has a core.
     let may_spin = CEILING.load(Ordering::Relaxed) > OVERSUBSCRIBED_SPINS;
     let mut rounds = 0u32;
+    // Hang reports (`runtime::hang`): requests are looked for after every round, the wait
+    // registers as blocked at its first periodic check.
+    let asked = super::hang::requests();
     let mut blocked: Option<super::hang::Blocked> = None;
     while !done() {
         let busy = poll() && may_spin;
@@ -164,14 +167,17 @@ pub fn until_watching_as(
             std::thread::yield_now();
         }
         rounds = rounds.wrapping_add(1);
-        if rounds.is_multiple_of(PARENT_CHECK) {
+        let periodic = rounds.is_multiple_of(PARENT_CHECK);
+        if periodic {
             check_parent();
             if let Some(check) = SLOW_CHECK.get() {
                 check(&mut done);
             }
             watch();
+        }
+        if periodic || super::hang::requests() != blocked.as_ref().map_or(asked, |b| b.seen()) {
             blocked
-                .get_or_insert_with(super::hang::Blocked::enter)
+                .get_or_insert_with(|| super::hang::Blocked::enter(asked))
                 .check(&what);
         }
     }

@@ -23,7 +23,7 @@ serves them the PMI-1 wire protocol (PMI_FD, PMI_RANK, PMI_SIZE).
 Options:
   -np N, -n N, --np N   number of PEs to start (default 1); also -np=N
   --timeout SEC         kill the whole job after SEC seconds (exit code 124),
-                        after one second in which each PE prints where it is
+                        after two seconds in which each PE prints where it is
   --tag-output          prefix each line of output with [PE n]
   -x VAR                pass VAR to the PEs (they inherit the environment anyway)
   -x VAR=value          set VAR to value in the PEs' environment

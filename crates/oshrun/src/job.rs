@@ -41,8 +41,10 @@ pub const GRACE: Duration = Duration::from_secs(1);
 const MAX_WAIT: Duration = Duration::from_secs(1);
 /// The signal that asks a PE where it is (rshmem's hang report); ignored by default.
 const REPORT_SIGNAL: Signal = Signal::SIGURG;
-/// Time the PEs have to print their reports after the timeout, before the stop.
-const REPORT_TIME: Duration = Duration::from_secs(1);
+/// Time the PEs have to print their reports after the timeout, before the stop (naming the call
+/// from the stack reads the library's debug information the first time: up to a second on a busy
+/// node).
+const REPORT_TIME: Duration = Duration::from_secs(2);
 /// Exit status when `--timeout` expires (as timeout(1)).
 const EXIT_TIMEOUT: i32 = 124;
 /// Where POSIX shared memory segments live.

@@ -49,7 +49,7 @@ pub unsafe fn privatize(seg: Span, keep: &[(usize, usize)], guard: Option<(usize
         let len = len.min(seg.len.saturating_sub(off));
         // SAFETY: both ranges lie inside mappings of `seg.len` bytes (the caller's and the fresh one).
         unsafe {
-            std::ptr::copy_nonoverlapping(
+            super::segment::copy_raw(
                 (seg.base + off) as *const u8,
                 fresh.cast::<u8>().add(off),
                 len,
@@ -72,7 +72,7 @@ pub unsafe fn privatize(seg: Span, keep: &[(usize, usize)], guard: Option<(usize
         }
         for &(off, len) in keep {
             let len = len.min(seg.len.saturating_sub(off));
-            std::ptr::copy_nonoverlapping(
+            super::segment::copy_raw(
                 fresh.cast::<u8>().add(off),
                 (seg.base + off) as *mut u8,
                 len,

@@ -230,7 +230,7 @@ impl Segment {
     ) -> io::Result<(Segment, String)> {
         let (staging, name) = Segment::create_unique(name, len, Layout::default())?;
         // SAFETY: the caller guarantees the source range; staging is a fresh mapping of len bytes.
-        unsafe { std::ptr::copy_nonoverlapping(base, staging.base, len) };
+        unsafe { copy_raw(base, staging.base, len) };
         let cname = c_name(&name)?;
         // SAFETY: the object exists (created above).
         let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR, 0) };
@@ -340,6 +340,34 @@ impl Drop for Segment {
     fn drop(&mut self) {
         // SAFETY: unmapping exactly the range this Segment mapped.
         unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Copies `len` bytes from `from` to `to` without calling `memcpy`. The library copies whole
+/// segments of the program's memory (the global data at init, the heap and data in a fork
+/// child), the bytes between the program's variables included; in a program built with
+/// AddressSanitizer those bytes are redzones, and `memcpy` is the sanitizer's interceptor, which
+/// would report the copy as a global-buffer-overflow of the program. Volatile word loads are not
+/// turned into a `memcpy` call and are not instrumented (the library is not built with ASan).
+///
+/// # Safety
+/// Both ranges must be mapped (readable, writable) for `len` bytes and must not overlap.
+pub unsafe fn copy_raw(from: *const u8, to: *mut u8, len: usize) {
+    let words = if (from as usize | to as usize).is_multiple_of(8) {
+        len / 8
+    } else {
+        0
+    };
+    for i in 0..words {
+        // SAFETY: word `i` lies inside both ranges, both 8-byte aligned (checked above).
+        unsafe {
+            let w = std::ptr::read_volatile(from.cast::<u64>().add(i));
+            std::ptr::write_volatile(to.cast::<u64>().add(i), w);
+        }
+    }
+    for i in words * 8..len {
+        // SAFETY: byte `i` lies inside both ranges.
+        unsafe { std::ptr::write_volatile(to.add(i), std::ptr::read_volatile(from.add(i))) };
     }
 }
 
