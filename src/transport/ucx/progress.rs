@@ -81,6 +81,7 @@ impl Server {
         Turn {
             server: self,
             serving,
+            retry: !serving,
             last: now,
             polled: now,
         }
@@ -118,6 +119,8 @@ pub enum Served {
 pub struct Turn<'a> {
     server: &'a Server,
     serving: bool,
+    /// Not serving because the node was busy: serve again once `contended_until` has passed.
+    retry: bool,
     /// When this thread last answered a request (or began).
     last: Instant,
     /// When the last poll ended.
@@ -128,7 +131,7 @@ impl Turn<'_> {
     /// Progresses the target worker while this thread serves it.
     #[inline]
     pub fn poll(&mut self) -> Served {
-        if !self.serving {
+        if !self.serving && !self.resume() {
             return Served::No;
         }
         let now = Instant::now();
@@ -136,6 +139,7 @@ impl Turn<'_> {
             let until = self.server.since(now) + CONTENDED_FOR.as_nanos() as u64;
             self.server.contended_until.store(until, Ordering::Relaxed);
             self.hand_back();
+            self.retry = true;
             return Served::No;
         }
         let answered = self.server.worker.progress() != 0;
@@ -149,6 +153,25 @@ impl Turn<'_> {
             return Served::No;
         }
         Served::Nothing
+    }
+
+    /// Serves again if the turn stopped because the node was busy and `CONTENDED_FOR` has passed
+    /// (a long wait, the one of a PE whose peer works on it, gets the worker back).
+    #[inline]
+    fn resume(&mut self) -> bool {
+        if !self.retry {
+            return false;
+        }
+        let now = Instant::now();
+        if self.server.since(now) < self.server.contended_until.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.server.state.fetch_add(ONE_TURN, Ordering::SeqCst);
+        self.serving = true;
+        self.retry = false;
+        self.last = now;
+        self.polled = now;
+        true
     }
 
     /// Ends the turn early and has the progress thread resume at once.
