@@ -7,8 +7,8 @@
 //! functions binds to its own definition, never to a definition a tool interposes (LD_PRELOAD). In
 //! a debug build a `pshmem_` twin is one jump to its `shmem_` routine (src/api/mod.rs), so a
 //! profiling tool that defines `shmem_long_put` and calls `pshmem_long_put` reaches the library,
-//! not itself. Data
-//! symbols (`SHMEM_CTX_DEFAULT`, ...) stay preemptible, as copy relocations in programs need.
+//! not itself. Data symbols (`SHMEM_CTX_DEFAULT`, ...) stay preemptible, as copy relocations in
+//! programs need.
 
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
