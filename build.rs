@@ -4,10 +4,11 @@
 //! them, and export them under the spec's names. See docs/ABI.md.
 //!
 //! The library links with `-Bsymbolic-functions`: a call inside it to one of its exported
-//! functions binds to its own definition, never to a definition a tool interposes (LD_PRELOAD). A
-//! `pshmem_` twin is one jump to its `shmem_` routine (src/api/mod.rs), so a profiling tool that
-//! defines `shmem_long_put` and calls `pshmem_long_put` reaches the library, not itself. Data
-//! symbols (`SHMEM_CTX_DEFAULT`, ...) stay preemptible, as copy relocations in programs need.
+//! functions binds to its own definition, never to a definition a tool interposes (LD_PRELOAD). In
+//! a debug build a `pshmem_` twin is one jump to its `shmem_` routine (src/api/mod.rs), so a
+//! profiling tool that defines `shmem_long_put` and calls `pshmem_long_put` reaches the library,
+//! not itself. Data symbols (`SHMEM_CTX_DEFAULT`, ...) stay preemptible, as copy relocations in
+//! programs need.
 
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");

@@ -4,36 +4,53 @@
 //! `longdouble.c` (Rust has no `long double`); the constants and types of the C API are in
 //! `runtime::constants`, written by hand. The legacy Fortran API is in `fortran`. See docs/ABI.md.
 //!
-//! A twin is a second exported function whose body is one jump to the routine it profiles. It is
-//! not an ELF alias: rustc exports only the functions it defines (its version script makes every
-//! other symbol local). build.rs links with `-Bsymbolic-functions`, so the jump, like every call
-//! inside the library to an exported function, binds to the library's own definition: a tool
-//! that defines `shmem_long_put` and calls `pshmem_long_put` reaches the library, not itself.
+//! A twin is a second exported function: in an optimized build an alias of its routine made by
+//! LLVM's function merging (the same body, so the same address), in a debug build, which does not
+//! merge, one jump to it. An alias cannot be written by hand: rustc exports only the functions it defines (its
+//! version script makes every other symbol local). build.rs links with `-Bsymbolic-functions`, so
+//! the jump, like every call inside the library to an exported function, binds to the library's
+//! own definition: a tool that defines `shmem_long_put` and calls `pshmem_long_put` reaches the
+//! library, not itself.
 
 /// `shell!(name, twin, (parameters) -> return, [unsafe] call)`: the exported routine `name`
-/// whose body is `call`, and its profiling twin `twin`, which calls `name` with its arguments.
-/// `unsafe` marks a call to an `unsafe fn` of `crate::ops`. `name` is never inlined into the twin,
-/// so the twin is one jump and the routine's code exists once.
+/// whose body is `call`, and its profiling twin `twin`. `unsafe` marks a call to an `unsafe fn` of
+/// `crate::ops`. In an optimized build (no debug assertions) the twin has the same body, and
+/// LLVM's function merging makes it an alias of the routine (one address, no code of its own;
+/// measured on the release build: every twin). In a debug build, which does not merge, the twin is one jump to
+/// the routine, which is never inlined into it, so the routine's code exists once there too.
 macro_rules! shell {
     ($name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?, unsafe $call:expr) => {
         #[unsafe(no_mangle)]
-        #[inline(never)]
+        #[cfg_attr(debug_assertions, inline(never))]
         pub unsafe extern "C" fn $name($($p: $t),*) $(-> $ret)? {
             // SAFETY: the caller meets the routine's contract in the spec, which is the op's
             // (see the safety paragraph of the module that invokes this macro).
             unsafe { $call }
         }
-        shell!(@twin $name, $twin, ($($p: $t),*) $(-> $ret)?);
+        #[cfg(not(debug_assertions))]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $twin($($p: $t),*) $(-> $ret)? {
+            // SAFETY: as the routine's, above.
+            unsafe { $call }
+        }
+        #[cfg(debug_assertions)]
+        shell!(@jump $name, $twin, ($($p: $t),*) $(-> $ret)?);
     };
     ($name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?, $call:expr) => {
         #[unsafe(no_mangle)]
-        #[inline(never)]
+        #[cfg_attr(debug_assertions, inline(never))]
         pub unsafe extern "C" fn $name($($p: $t),*) $(-> $ret)? {
             $call
         }
-        shell!(@twin $name, $twin, ($($p: $t),*) $(-> $ret)?);
+        #[cfg(not(debug_assertions))]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $twin($($p: $t),*) $(-> $ret)? {
+            $call
+        }
+        #[cfg(debug_assertions)]
+        shell!(@jump $name, $twin, ($($p: $t),*) $(-> $ret)?);
     };
-    (@twin $name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?) => {
+    (@jump $name:ident, $twin:ident, ($($p:ident: $t:ty),*) $(-> $ret:ty)?) => {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $twin($($p: $t),*) $(-> $ret)? {
             // SAFETY: the twin's caller meets the contract of the routine it profiles; the
