@@ -226,19 +226,8 @@ pub fn finalize_bootstrap() {
     }
 }
 
-/// Waits until `done()`, moving the default lane's queue meanwhile if the job has a network (see
-/// [`World::wait_until`]); a plain [`super::wait::until`] otherwise. (Every wait of the library
-/// describes itself now, [`wait_until_as`]; this stays for a wait that has nothing to say.)
-#[allow(dead_code)]
-pub fn wait_until(done: impl FnMut() -> bool) {
-    match try_get() {
-        Some(w) => w.wait_until(done),
-        None => super::wait::until(done),
-    }
-}
-
-/// As [`wait_until`], `what` writing what the wait waits for when a hang report asks (see
-/// `runtime::hang`).
+/// Waits until `done()` ([`World::wait_until_as`] once the World exists, a plain wait before),
+/// `what` writing what the wait waits for when a hang report asks (see `runtime::hang`).
 pub fn wait_until_as(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
     match try_get() {
         Some(w) => w.wait_until_as(done, what),
