@@ -645,7 +645,9 @@ unsafe fn fold<T: Copy>(
     drop(tmp);
 }
 
-/// Reduction: every member's `dest` gets the combination of all members' sources.
+/// Reduction: every member's `dest` gets the combination of all members' sources; `any_order`
+/// says that `combine` gives the same bits in any order (integers), so that members on several
+/// nodes may combine along a tree ([`super::tree`]).
 ///
 /// # Safety
 /// As `fold`.
@@ -656,9 +658,10 @@ pub unsafe fn reduce<T: Copy>(
     n: usize,
     zero: T,
     combine: Combine<T>,
+    any_order: bool,
 ) {
     // SAFETY: forwarded.
-    if unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
+    if any_order && unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
         return;
     }
     if c.chunked(dest as usize, n * size_of::<T>()) {

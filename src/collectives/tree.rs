@@ -194,28 +194,9 @@ pub unsafe fn broadcast(
     true
 }
 
-/// Whether every reduction on `T` gives the same bits in any order of combination: the integer
-/// types (wrapping sum and product, bitwise operations, min and max). Floating-point reductions
-/// keep the flat algorithm's combination in member order, the order a serial reference uses.
-fn exact_in_any_order<T>() -> bool {
-    matches!(
-        std::any::type_name::<T>(),
-        "i8" | "i16"
-            | "i32"
-            | "i64"
-            | "i128"
-            | "isize"
-            | "u8"
-            | "u16"
-            | "u32"
-            | "u64"
-            | "u128"
-            | "usize"
-    )
-}
-
 /// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
-/// should run instead.
+/// should run instead. Only for operations that give the same bits in any order of combination
+/// (the caller checks: `flat::reduce`'s `any_order`).
 ///
 /// # Safety
 /// As `flat::reduce`.
@@ -228,7 +209,7 @@ pub unsafe fn reduce<T: Copy>(
     combine: Combine<T>,
 ) -> bool {
     let len = n * size_of::<T>();
-    if n == 0 || !exact_in_any_order::<T>() {
+    if n == 0 {
         return false;
     }
     let Some(l) = take(c, dest as usize, len, None) else {
@@ -282,15 +263,7 @@ pub unsafe fn reduce<T: Copy>(
 
 #[cfg(test)]
 mod tests {
-    use super::{exact_in_any_order, links};
-
-    #[test]
-    fn only_integers_reduce_in_any_order() {
-        assert!(exact_in_any_order::<i64>() && exact_in_any_order::<u8>());
-        assert!(exact_in_any_order::<std::ffi::c_long>());
-        assert!(!exact_in_any_order::<f64>() && !exact_in_any_order::<f32>());
-        assert!(!exact_in_any_order::<[u8; 16]>());
-    }
+    use super::links;
 
     /// Every leader but the root has one parent, which lists it as a child of the same round,
     /// `2^round` places ahead of it.
