@@ -120,6 +120,7 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
 
 /// [`layout_of`] for the World's nodes; `None` at once in a job on one node, or when
 /// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere.
+#[inline]
 pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
     if w.cpu_atomics || m.size < 2 || !w.config.node_aware {
         return None;
@@ -251,7 +252,17 @@ impl<'a> Sig<'a> {
 
 /// The barrier over `g` if its members are on more than one node (then true): members arrive
 /// at their leader, the leaders run a dissemination barrier, the leaders release their members.
+#[inline]
 pub fn barrier(w: &World, call: &'static str, g: &Group) -> bool {
+    if w.cpu_atomics || g.members.size < 2 || !w.config.node_aware {
+        return false;
+    }
+    leaders_barrier(w, call, g)
+}
+
+/// [`barrier`] where the group may span nodes (out of line: the one-node barrier stays short).
+#[inline(never)]
+fn leaders_barrier(w: &World, call: &'static str, g: &Group) -> bool {
     let Some(l) = layout(w, &g.members, None) else {
         return false;
     };

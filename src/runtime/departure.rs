@@ -57,6 +57,7 @@ fn has_left(w: &World, pe: usize) -> bool {
 /// Waits until `done()` for something only world PE `from` can do (a barrier signal): if `from`
 /// has left meanwhile, the job ends with the error naming it and `call`. `what` writes what the
 /// wait waits for when a hang report asks (`runtime::hang`).
+#[inline]
 pub fn wait_for(
     w: &World,
     call: &'static str,
@@ -64,6 +65,9 @@ pub fn wait_for(
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
+    if done() {
+        return;
+    }
     let mut check = || {
         if has_left(w, from) && !done() {
             left_while_waited_for(call, from);
