@@ -41,6 +41,8 @@ const FUNCTIONS: &[&str] = &[
     "ucp_atomic_op_nbx",
     "ucp_request_check_status",
     "ucp_request_free",
+    "ucp_worker_set_am_recv_handler",
+    "ucp_am_send_nbx",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.
@@ -65,6 +67,11 @@ const TYPES: &[&str] = &[
     "ucp_atomic_op_t",
     "ucp_dt_type",
     "ucp_datatype_t",
+    "ucp_am_handler_param_t",
+    "ucp_am_handler_param_field",
+    "ucp_am_recv_param_t",
+    "ucp_am_recv_callback_t",
+    "ucp_send_am_flags",
 ];
 
 /// The object-like macros the re-implemented function-like ones need.

@@ -68,15 +68,20 @@ static CEILING: AtomicU32 = AtomicU32::new(OVERSUBSCRIBED_SPINS);
 
 /// Sets the floor, the ceiling and the starting budget for `local_pes` PEs on this node, at init.
 pub fn configure(local_pes: usize) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (floor, ceiling) = if local_pes <= cores {
-        (DEDICATED_FLOOR, MAX_SPINS)
-    } else {
+    let (floor, ceiling) = if oversubscribed(local_pes) {
         (OVERSUBSCRIBED_SPINS, OVERSUBSCRIBED_SPINS)
+    } else {
+        (DEDICATED_FLOOR, MAX_SPINS)
     };
     FLOOR.store(floor, Ordering::Relaxed);
     CEILING.store(ceiling, Ordering::Relaxed);
     SPINS.store(ceiling, Ordering::Relaxed);
+}
+
+/// Whether `local_pes` PEs on this node outnumber the cores this process may run on.
+pub fn oversubscribed(local_pes: usize) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    local_pes > cores
 }
 
 /// Returns when `done()` is true.

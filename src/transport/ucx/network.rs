@@ -30,8 +30,9 @@
 
 use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
-    Server, Worker,
+    Server, Worker, signal,
 };
+use crate::transport::HEAP;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,11 +46,14 @@ pub struct Local {
     target: Worker,
     /// Per segment: the region, or `None` for an empty segment.
     regions: Vec<Option<MemoryRegion>>,
+    /// Where the control signals arriving at the target worker land (the heap).
+    signals: &'static signal::Target,
 }
 
 impl Local {
-    /// A context (RMA, AMO32, AMO64, configured by `UCX_*`), its target worker, and the segments
-    /// `(base, len)` registered (an empty one is skipped).
+    /// A context (RMA, AMO32, AMO64, AM, configured by `UCX_*`), its target worker, which applies
+    /// the control signals to segment `HEAP`, and the segments `(base, len)` registered (an empty
+    /// one is skipped).
     ///
     /// # Safety
     /// Every non-empty segment must be mapped, readable and writable for the life of the process,
@@ -57,6 +61,11 @@ impl Local {
     pub unsafe fn new(segments: &[(usize, usize)]) -> Result<Local> {
         let context = Context::new()?;
         let target = Worker::new(&context)?;
+        let (base, len) = segments[HEAP];
+        // SAFETY: the caller's contract: the heap is mapped for the life of the process and
+        // accessed as shared memory.
+        let signals = unsafe { signal::Target::leak(base, len) };
+        target.receive_signals(signals)?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
             regions.push(if len == 0 {
@@ -70,6 +79,7 @@ impl Local {
             context,
             target,
             regions,
+            signals,
         })
     }
 
@@ -232,6 +242,20 @@ impl Lane {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
+    /// Sends `pe` a control signal for the word at `offset` of its heap ([`signal`]: not ordered
+    /// after this lane's puts); `from` is this PE.
+    #[inline]
+    pub fn signal(
+        &self,
+        pe: usize,
+        op: signal::Op,
+        offset: usize,
+        value: u64,
+        from: usize,
+    ) -> Result<()> {
+        self.peers[pe].endpoint.signal(op, offset, value, from)
+    }
+
     /// Counts a write that is not a put (a non-fetching atomic), so that [`Lane::order_reads`]
     /// fences behind it too.
     #[inline]
@@ -318,6 +342,8 @@ pub struct Network {
     progress: Option<ProgressThread>,
     /// The target worker's server (the progress thread's, kept after it stops).
     server: Arc<Server>,
+    /// This PE (the position of its card among the cards).
+    me: usize,
     _target: Worker,
     _regions: Vec<Option<MemoryRegion>>,
     context: Context,
@@ -332,9 +358,11 @@ fn bad_card() -> Error {
 }
 
 impl Network {
-    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
+    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned, this PE is
+    /// `me`. Room for
     /// `lanes` lanes; the default one (0) is opened now.
-    pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
+    pub fn connect(local: Local, cards: &[String], me: usize, lanes: usize) -> Result<Network> {
+        local.signals.set_me(me);
         let cards = cards
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))
@@ -349,10 +377,17 @@ impl Network {
             cards,
             progress: Some(progress),
             server,
+            me,
             _target: local.target,
             _regions: local.regions,
             context: local.context,
         })
+    }
+
+    /// This PE's number.
+    #[inline]
+    pub fn me(&self) -> usize {
+        self.me
     }
 
     /// The default context's lane.

@@ -8,10 +8,15 @@
 //! on each round ([`Server::turn`], [`Turn::poll`]) and a peer's request is answered by a thread
 //! that is already running. A PE that computes outside the library still answers: then the
 //! progress thread progresses the worker until idle, arms it and sleeps in `poll` on its event fd.
-//! A waiting thread hands the worker back early when it has answered nothing for `SERVE_GAP`, or
-//! when it finds itself descheduled between two polls (`DESCHEDULED`): on a busy node a thread
-//! woken from `poll` runs ahead of the busy ones while a spinning or yielding one waits for its
-//! time slice, so there the progress thread serves (for `CONTENDED_FOR`, then turns try again).
+//! Where the node's PEs outnumber its cores ([`configure`]), a waiting thread hands the worker
+//! back early when it has answered nothing for `SERVE_GAP`, or when it finds itself descheduled
+//! between two polls (`DESCHEDULED`): on a busy node a thread woken from `poll` runs ahead of the
+//! busy ones while a spinning or yielding one waits for its time slice, so there the progress
+//! thread serves (for `CONTENDED_FOR`, then turns try again). Where every PE has a core, a turn
+//! serves for the whole of its wait: there a preemption now and then (another process, the
+//! progress thread's check every `HANDBACK`) is no sign of a busy node, and handing the worker
+//! to a thread that must be woken for every request (tens of microseconds each) made the 2-PE
+//! round trips over TCP bimodal, their median twice the best.
 //!
 //! Invariants: the worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress
 //! thread may overlap briefly). `state` counts the threads inside a turn (low half) and the turns
@@ -26,6 +31,14 @@
 use super::{Armed, Error, Result, Worker};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Whether this node's PEs outnumber its cores ([`configure`]); until told, assume they do.
+static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
+
+/// Says whether this node's PEs outnumber its cores; servers made afterwards follow it.
+pub fn configure(oversubscribed: bool) {
+    OVERSUBSCRIBED.store(oversubscribed, Ordering::Relaxed);
+}
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
@@ -45,6 +58,9 @@ pub struct Server {
     /// turn found its thread descheduled, the node is busy.
     contended_until: AtomicU64,
     epoch: Instant,
+    /// The node's PEs outnumber its cores: turns hand the worker back early (`SERVE_GAP`,
+    /// `DESCHEDULED`).
+    shared: bool,
 }
 
 /// One thread in a turn, in `Server::state`.
@@ -134,6 +150,12 @@ impl Turn<'_> {
         if !self.serving && !self.resume() {
             return Served::No;
         }
+        if !self.server.shared {
+            return match self.server.worker.progress() {
+                0 => Served::Nothing,
+                _ => Served::Answered,
+            };
+        }
         let now = Instant::now();
         if now.duration_since(self.polled) > DESCHEDULED {
             let until = self.server.since(now) + CONTENDED_FOR.as_nanos() as u64;
@@ -219,6 +241,7 @@ impl ProgressThread {
             thread: OnceLock::new(),
             contended_until: AtomicU64::new(0),
             epoch: Instant::now(),
+            shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
         });
         let thread = {
             let server = server.clone();

@@ -10,10 +10,12 @@
 //! drop the request (a get's is kept until quiet): it completes at the next quiet. Atomics wait
 //! for their reply (fetching ones need it; the others wait when the caller needs the update landed).
 //!
-//! Control words go straight through the heap's remote key of the default lane, not
-//! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
+//! Control words: a signal is an active message ([`super::signal`]: one message, no completion
+//! to wait for, not ordered after the puts before it); a signal that must follow data is a put or
+//! an atomic through the heap's remote key of the default lane, not [`Lane::put`]: they are the
+//! library's own, so the program's next quiet need not flush for them.
 
-use super::{Error, Lane, Local, Network, Request};
+use super::{Error, Lane, Local, Network, Request, signal};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
 use std::time::Instant;
 
@@ -34,7 +36,12 @@ impl transport::Network for Network {
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
         let cards = exchange(&card).map_err(transport::Error::new)?;
-        Ok(Network::connect(local, &cards, lanes)?)
+        let me = cards.iter().position(|c| *c == card).ok_or_else(|| {
+            transport::Error::new(
+                "UCX: this PE's own card is not among the cards traded".to_string(),
+            )
+        })?;
+        Ok(Network::connect(local, &cards, me, lanes)?)
     }
 
     unsafe fn put(
@@ -210,13 +217,27 @@ impl transport::Network for Network {
     }
 
     fn control_store(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        let me = self.me();
+        Ok(self
+            .default_lane()
+            .signal(pe, signal::Op::Raise, off, value, me)?)
+    }
+
+    fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        let me = self.me();
+        Ok(self
+            .default_lane()
+            .signal(pe, signal::Op::Add, off, value, me)?)
+    }
+
+    fn control_store_ordered(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
         let key = self.default_lane().rkey(pe, HEAP)?;
         // SAFETY: `value` lives on this frame until the put completed locally, just below.
         let put = unsafe { key.put_nbi(off, (&raw const value).cast(), 8) };
         Ok(put.and_then(Request::wait)?)
     }
 
-    fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+    fn control_add_ordered(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
         Ok(self.default_lane().rkey(pe, HEAP)?.add(off, value)?)
     }
 
