@@ -13,6 +13,7 @@
 //! Cost: nothing on a fast path (the checks run every few dozen yields of a blocked wait); the
 //! rendezvous is two control-word additions per PE per arriving PE, at finalize only.
 
+use super::team::Members;
 use super::world::World;
 use super::{wait, world};
 use crate::fatal;
@@ -71,6 +72,33 @@ pub fn wait_for(
     let mut check = || {
         if has_left(w, from) && !done() {
             left_while_waited_for(call, from);
+        }
+    };
+    match w.remote() {
+        None => wait::until_watching_as(&done, || false, &mut check, what),
+        Some(net) => net.serve(|poll| wait::until_watching_as(&done, poll, &mut check, what)),
+    }
+}
+
+/// As [`wait_for`], for something every member of `m` takes part in (a counter barrier's last
+/// arrival): if any of them has left meanwhile, the job ends with the error naming it.
+#[inline]
+pub fn wait_for_members(
+    w: &World,
+    call: &'static str,
+    m: &Members,
+    done: impl Fn() -> bool,
+    what: impl Fn(&mut String),
+) {
+    if done() {
+        return;
+    }
+    let mut check = || {
+        let gone = (0..m.size).map(|i| m.world(i)).find(|&pe| has_left(w, pe));
+        if let Some(pe) = gone
+            && !done()
+        {
+            left_while_waited_for(call, pe);
         }
     };
     match w.remote() {

@@ -22,7 +22,7 @@
 //! report is printed, see `runtime::hang`); the same slow-path checks answer the reports.
 
 use std::hint::spin_loop;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Rounds (yields, or polls that kept the wait spinning) between two looks at the parent process.
 const PARENT_CHECK: u32 = 64;
@@ -68,6 +68,7 @@ static CEILING: AtomicU32 = AtomicU32::new(OVERSUBSCRIBED_SPINS);
 
 /// Sets the floor, the ceiling and the starting budget for `local_pes` PEs on this node, at init.
 pub fn configure(local_pes: usize) {
+    OVERSUBSCRIBED.store(oversubscribed(local_pes), Ordering::Relaxed);
     let (floor, ceiling) = if oversubscribed(local_pes) {
         (OVERSUBSCRIBED_SPINS, OVERSUBSCRIBED_SPINS)
     } else {
@@ -76,6 +77,15 @@ pub fn configure(local_pes: usize) {
     FLOOR.store(floor, Ordering::Relaxed);
     CEILING.store(ceiling, Ordering::Relaxed);
     SPINS.store(ceiling, Ordering::Relaxed);
+}
+
+/// Whether this node's PEs outnumber its cores (set by [`configure`]).
+static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(false);
+
+/// Whether this node's PEs outnumber the cores (as [`configure`] was told).
+#[inline]
+pub fn oversubscribed_node() -> bool {
+    OVERSUBSCRIBED.load(Ordering::Relaxed)
 }
 
 /// Whether `local_pes` PEs on this node outnumber the cores this process may run on.

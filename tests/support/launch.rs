@@ -278,3 +278,25 @@ pub fn segments() -> Vec<String> {
     names.sort();
     names
 }
+
+/// Checks the hang report of the deadlocked `launch_fault deadlock` job (PEs 0 and 1 in
+/// `shmem_barrier_all`, PE 2 in a wait_until, PE 3 computing): PEs 0 and 1 each print a line for
+/// the world barrier that names whom it waits for. Dissemination (a PE per core) names the round
+/// and PE 3, whose signal each waits for; the counter barrier (PEs outnumber the cores) names PEs
+/// 2 and 3, the two that have not arrived.
+#[allow(dead_code)]
+pub fn assert_barrier_report(stderr: &str, describe: &str) {
+    let dissemination = [
+        "[PE 0] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 1 of 2: waiting for PE 3",
+        "[PE 1] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD, round 2 of 2: waiting for PE 3",
+    ];
+    let counter = [
+        "[PE 0] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD: waiting for PEs 2, 3 (2 of 4 arrived)",
+        "[PE 1] shmem_barrier_all: barrier of team SHMEM_TEAM_WORLD: waiting for PEs 2, 3 (2 of 4 arrived)",
+    ];
+    let has = |lines: &[&str]| lines.iter().all(|l| stderr.contains(l));
+    assert!(
+        has(&dissemination) || has(&counter),
+        "no barrier report naming the missing PEs for PEs 0 and 1\n{describe}"
+    );
+}

@@ -64,6 +64,12 @@ pub struct TeamSync {
     pub value: [Padded; TEAM_VALUES],
     /// The epoch of the last broadcast whose data the root has pushed into this PE's destination.
     pub bcast: Padded,
+    /// The epoch of the last counter barrier this PE arrived at (read only by hang reports).
+    pub reached: Padded,
+    /// On the team's first member: how many members have arrived at the current counter barrier.
+    pub arrived: Padded,
+    /// On the team's first member: the epoch of the last counter barrier every member reached.
+    pub released: Padded,
     /// This PE's contributions to the team's one-synchronization collectives.
     pub posts: Posts,
 }
