@@ -40,6 +40,9 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
 
+/// Rounds of a wait between two progresses of the default lane ([`Network::serve`]).
+const LANE_POLL: u32 = 4;
+
 /// This PE's side before connecting: the context, the target worker, the registered segments.
 pub struct Local {
     context: Context,
@@ -437,15 +440,21 @@ impl Network {
         first_error
     }
 
-    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the
-    /// default lane, and the target worker while this thread serves it instead of the progress
-    /// thread ([`super::Turn`]); the poll says whether the wait should spin rather than yield.
+    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the target
+    /// worker while this thread serves it instead of the progress thread ([`super::Turn`]), and
+    /// every `LANE_POLL` rounds the default lane (what it may hold back is this PE's own sends:
+    /// what the wait waits for arrives at the target worker, and over TCP each progress is a
+    /// system call); the poll says whether the wait should spin rather than yield.
     #[inline]
     pub fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
         let mut turn = self.server.turn();
+        let mut round = 0u32;
         f(&mut || {
-            lane.poll();
+            round = round.wrapping_add(1);
+            if round.is_multiple_of(LANE_POLL) {
+                lane.poll();
+            }
             turn.poll() != Served::No
         })
     }

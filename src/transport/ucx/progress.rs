@@ -8,15 +8,18 @@
 //! on each round ([`Server::turn`], [`Turn::poll`]) and a peer's request is answered by a thread
 //! that is already running. A PE that computes outside the library still answers: then the
 //! progress thread progresses the worker until idle, arms it and sleeps in `poll` on its event fd.
-//! Where the node's PEs outnumber its cores ([`configure`]), a waiting thread hands the worker
-//! back early when it has answered nothing for `SERVE_GAP`, or when it finds itself descheduled
-//! between two polls (`DESCHEDULED`): on a busy node a thread woken from `poll` runs ahead of the
-//! busy ones while a spinning or yielding one waits for its time slice, so there the progress
-//! thread serves (for `CONTENDED_FOR`, then turns try again). Where every PE has a core, a turn
-//! serves for the whole of its wait: there a preemption now and then (another process, the
-//! progress thread's check every `HANDBACK`) is no sign of a busy node, and handing the worker
-//! to a thread that must be woken for every request (tens of microseconds each) made the 2-PE
-//! round trips over TCP bimodal, their median twice the best.
+//!
+//! On a busy node a thread woken from `poll` runs ahead of the busy ones while a spinning or
+//! yielding one waits for its time slice, so there the progress thread should serve. A turn
+//! therefore hands the worker back (for `CONTENDED_FOR`, then turns try again) when it finds its
+//! thread descheduled between two polls (a gap over `DESCHEDULED`):
+//! - where the node's PEs outnumber its cores ([`configure`]), at the first such gap, and also
+//!   when it has answered nothing for `SERVE_GAP` (its wait may then yield the core);
+//! - where every PE has a core, only when the gaps add up to more than `LOST_SHARE` of a
+//!   `WINDOW` (or one gap is longer than the window): there a preemption now and then (an
+//!   interrupt, the progress thread's look every `HANDBACK`) is no sign of a busy node, and
+//!   handing the worker at each one to a thread that must be woken for every request (tens of
+//!   microseconds each) made the 2-PE round trips over TCP bimodal, their median twice the best.
 //!
 //! Invariants: the worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress
 //! thread may overlap briefly). `state` counts the threads inside a turn (low half) and the turns
@@ -58,9 +61,13 @@ pub struct Server {
     /// turn found its thread descheduled, the node is busy.
     contended_until: AtomicU64,
     epoch: Instant,
-    /// The node's PEs outnumber its cores: turns hand the worker back early (`SERVE_GAP`,
-    /// `DESCHEDULED`).
+    /// The node's PEs outnumber its cores: turns hand the worker back at the first gap and after
+    /// `SERVE_GAP`.
     shared: bool,
+    /// Where every PE has a core: when the current `WINDOW` began (nanoseconds after `epoch`),
+    /// and the nanoseconds of its gaps so far.
+    window: AtomicU64,
+    lost: AtomicU64,
 }
 
 /// One thread in a turn, in `Server::state`.
@@ -80,6 +87,11 @@ const SERVE_GAP: Duration = Duration::from_millis(2);
 /// thread for `CONTENDED_FOR`.
 const DESCHEDULED: Duration = Duration::from_micros(50);
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
+
+/// Where every PE has a core: the node is busy when the gaps over `DESCHEDULED` of a `WINDOW`
+/// add up to more than `1 / LOST_SHARE` of it.
+const WINDOW: Duration = Duration::from_millis(2);
+const LOST_SHARE: u64 = 4;
 
 /// How long no turn must be on before the progress thread takes the worker back.
 const HANDBACK: Duration = Duration::from_micros(500);
@@ -107,6 +119,28 @@ impl Server {
     #[inline]
     fn since(&self, t: Instant) -> u64 {
         t.duration_since(self.epoch).as_nanos() as u64
+    }
+
+    /// A turn's thread was descheduled for `gap` until `now`: whether the node is busy enough
+    /// that the progress thread should serve for a while.
+    #[cold]
+    fn busy_node(&self, now: Instant, gap: Duration) -> bool {
+        if self.shared || gap >= WINDOW {
+            return true;
+        }
+        let t = self.since(now);
+        let start = self.window.load(Ordering::Relaxed);
+        let lost = self
+            .lost
+            .fetch_add(gap.as_nanos() as u64, Ordering::Relaxed)
+            + gap.as_nanos() as u64;
+        let elapsed = t.saturating_sub(start);
+        if elapsed < WINDOW.as_nanos() as u64 {
+            return false;
+        }
+        self.window.store(t, Ordering::Relaxed);
+        self.lost.store(0, Ordering::Relaxed);
+        lost * LOST_SHARE > elapsed
     }
 
     #[inline]
@@ -150,14 +184,9 @@ impl Turn<'_> {
         if !self.serving && !self.resume() {
             return Served::No;
         }
-        if !self.server.shared {
-            return match self.server.worker.progress() {
-                0 => Served::Nothing,
-                _ => Served::Answered,
-            };
-        }
         let now = Instant::now();
-        if now.duration_since(self.polled) > DESCHEDULED {
+        let gap = now.duration_since(self.polled);
+        if gap > DESCHEDULED && self.server.busy_node(now, gap) {
             let until = self.server.since(now) + CONTENDED_FOR.as_nanos() as u64;
             self.server.contended_until.store(until, Ordering::Relaxed);
             self.hand_back();
@@ -170,7 +199,7 @@ impl Turn<'_> {
             self.last = self.polled;
             return Served::Answered;
         }
-        if self.polled.duration_since(self.last) > SERVE_GAP {
+        if self.server.shared && self.polled.duration_since(self.last) > SERVE_GAP {
             self.hand_back();
             return Served::No;
         }
@@ -242,6 +271,8 @@ impl ProgressThread {
             contended_until: AtomicU64::new(0),
             epoch: Instant::now(),
             shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
+            window: AtomicU64::new(0),
+            lost: AtomicU64::new(0),
         });
         let thread = {
             let server = server.clone();

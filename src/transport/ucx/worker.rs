@@ -17,6 +17,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use ucx_sys::*;
 
+/// Rounds of a lane's wait between two progresses of the target worker it serves.
+const SERVE_EVERY: u32 = 2;
+
 /// The owner of a `ucp_worker_h`.
 pub(super) struct WorkerHandle {
     pub(super) raw: ucp_worker_h,
@@ -50,8 +53,15 @@ impl WorkerHandle {
         match &self.server {
             None => self.spin(done, || false),
             Some(server) => {
+                // The reply waited for arrives at this worker; the target worker, for the peers,
+                // is progressed every `SERVE_EVERY` rounds (over TCP each progress is a system
+                // call).
                 let mut turn = server.turn();
-                self.spin(done, || turn.poll() == Served::Answered)
+                let mut round = 0u32;
+                self.spin(done, || {
+                    round = round.wrapping_add(1);
+                    round.is_multiple_of(SERVE_EVERY) && turn.poll() == Served::Answered
+                })
             }
         }
     }
