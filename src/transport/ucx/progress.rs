@@ -35,6 +35,11 @@ use super::{Armed, Error, Result, Worker};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
+use std::time::{Duration, Instant};
+use ucx_sys::UCS_ERR_IO_ERROR;
+
 /// Whether this node's PEs outnumber its cores ([`configure`]); until told, assume they do.
 static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
 
@@ -42,10 +47,6 @@ static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
 pub fn configure(oversubscribed: bool) {
     OVERSUBSCRIBED.store(oversubscribed, Ordering::Relaxed);
 }
-use std::sync::{Arc, OnceLock};
-use std::thread::{JoinHandle, Thread};
-use std::time::{Duration, Instant};
-use ucx_sys::UCS_ERR_IO_ERROR;
 
 /// A target worker and who progresses it: the threads serving, else the progress thread.
 pub struct Server {
