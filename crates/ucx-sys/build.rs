@@ -41,6 +41,7 @@ const FUNCTIONS: &[&str] = &[
     "ucp_atomic_op_nbx",
     "ucp_request_check_status",
     "ucp_request_free",
+    "ucp_mem_query",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.
@@ -65,6 +66,8 @@ const TYPES: &[&str] = &[
     "ucp_atomic_op_t",
     "ucp_dt_type",
     "ucp_datatype_t",
+    "ucp_mem_attr_t",
+    "ucp_mem_attr_field",
 ];
 
 /// The object-like macros the re-implemented function-like ones need.
@@ -73,6 +76,10 @@ const VARS: &[&str] = &[
     "UCP_API_MINOR",
     "UCP_VERSION_MAJOR_SHIFT",
     "UCP_VERSION_MINOR_SHIFT",
+    // The flags of ucp_mem_map (an anonymous enum).
+    "UCP_MEM_MAP_NONBLOCK",
+    "UCP_MEM_MAP_ALLOCATE",
+    "UCP_MEM_MAP_FIXED",
 ];
 
 fn main() {

@@ -47,23 +47,75 @@ pub struct Local {
     regions: Vec<Option<MemoryRegion>>,
 }
 
+/// The segment memory UCX allocated ([`Local::allocate`]), kept for the life of the process: the
+/// symmetric addresses in it stay valid across `shmem_finalize` and a later `shmem_init`, whose
+/// [`Local::new`] registers nothing for it again and uses the context of the first.
+static ALLOCATED: Mutex<Vec<MemoryRegion>> = Mutex::new(Vec::new());
+
+/// How [`Local::allocate`] asks UCX for memory, unless the environment sets `UCX_ALLOC_PRIO`:
+/// the sysv memory domain only. Of the others that place memory at a fixed address, posix
+/// reserves the whole length in /dev/shm at once (`posix_fallocate`: a 1 GiB heap costs 1 GiB
+/// of memory per PE before the program touches it), which the library's own segments do not.
+pub(super) const ALLOC_PRIO: (&str, &str) = ("ALLOC_PRIO", "md:sysv");
+
 impl Local {
+    /// Has UCX allocate the memory of a segment at `base..base+len` (see
+    /// [`MemoryRegion::allocate_at`]), in a context made for it (configured by `UCX_*`), so that
+    /// UCX's shared-memory transports reach it from this node's other PEs directly, without the
+    /// target's worker. The region and its context stay for the life of the process; every
+    /// [`Local::new`] uses that context and this region for the segment at `base`. Called before
+    /// the first `Local::new`, once per segment; the first call makes the context. On an error
+    /// nothing is allocated (what UCX placed over the range is released: the range may be left
+    /// unmapped).
+    ///
+    /// # Safety
+    /// As [`MemoryRegion::allocate_at`], and the memory stays mapped for the life of the process:
+    /// it is never released.
+    pub unsafe fn allocate(base: usize, len: usize) -> Result<()> {
+        let mut allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner());
+        let context = match allocated.first() {
+            Some(region) => region.context(),
+            None if std::env::var_os("UCX_ALLOC_PRIO").is_some() => Context::new()?,
+            None => Context::with_config(&[ALLOC_PRIO])?,
+        };
+        // SAFETY: the caller's contract.
+        let region = unsafe { MemoryRegion::allocate_at(&context, base as *mut u8, len) }?;
+        allocated.push(region);
+        Ok(())
+    }
+
     /// A context (RMA, AMO32, AMO64, configured by `UCX_*`), its target worker, and the segments
-    /// `(base, len)` registered (an empty one is skipped).
+    /// `(base, len)` registered (an empty one is skipped). The segments UCX allocated
+    /// ([`Local::allocate`]) are those regions, and the context theirs; if some non-empty segment
+    /// is not one of them, every segment is registered as existing memory (UCX's fence does not
+    /// order an access it emulates before one it makes directly: one path for all of a PE's
+    /// segments).
     ///
     /// # Safety
     /// Every non-empty segment must be mapped, readable and writable for the life of the process,
     /// and accessed locally only as shared memory (see [`MemoryRegion::map`]).
     pub unsafe fn new(segments: &[(usize, usize)]) -> Result<Local> {
-        let context = Context::new()?;
+        let allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let region_of = |base: usize, len: usize| {
+            allocated
+                .iter()
+                .find(|r| r.base() as usize == base && r.len() == len)
+        };
+        let direct = segments
+            .iter()
+            .all(|&(base, len)| len == 0 || region_of(base, len).is_some());
+        let context = match allocated.first() {
+            Some(region) => region.context(),
+            None => Context::new()?,
+        };
         let target = Worker::new(&context)?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
-            regions.push(if len == 0 {
-                None
-            } else {
+            regions.push(match region_of(base, len) {
+                _ if len == 0 => None,
+                Some(r) if direct => Some(r.clone()),
                 // SAFETY: the caller's contract.
-                Some(unsafe { MemoryRegion::map(&context, base as *mut u8, len) }?)
+                _ => Some(unsafe { MemoryRegion::map(&context, base as *mut u8, len) }?),
             });
         }
         Ok(Local {

@@ -11,6 +11,7 @@ pub use crate::transport::AmoWord;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use ucx_sys::*;
 
 /// A peer's memory region, reachable through one endpoint.
@@ -18,6 +19,10 @@ pub struct RemoteKey {
     raw: ucp_rkey_h,
     base: u64,
     len: usize,
+    /// Where the region is mapped in this process when UCX reaches it with loads and stores
+    /// (`ucp_rkey_ptr` of its base: memory a shared-memory memory domain of the peer allocated),
+    /// else NULL.
+    mapped: *mut u8,
     endpoint: Arc<EndpointHandle>,
 }
 
@@ -47,10 +52,16 @@ impl Endpoint {
         check("ucp_ep_rkey_unpack", unsafe {
             ucp_ep_rkey_unpack(self.handle.raw, packed.as_ptr().cast(), &mut raw)
         })?;
+        let mut mapped = ptr::null_mut();
+        // SAFETY: the key was just unpacked; `base` is the peer's region's; mapped is writable.
+        if unsafe { ucp_rkey_ptr(raw, base, &mut mapped) } != UCS_OK {
+            mapped = ptr::null_mut();
+        }
         Ok(RemoteKey {
             raw,
             base,
             len,
+            mapped: mapped.cast(),
             endpoint: self.handle.clone(),
         })
     }
@@ -75,6 +86,15 @@ impl RemoteKey {
             });
         }
         Ok(address)
+    }
+
+    /// Where the region's `offset` is mapped in this process, if UCX reaches the region with loads
+    /// and stores; `None` if UCX reaches it otherwise (a transport's RMA, or active messages).
+    #[cfg(test)]
+    pub fn local_ptr(&self, offset: usize) -> Option<*mut u8> {
+        self.address("ucp_rkey_ptr", offset, 0, 1).ok()?;
+        // SAFETY: `offset` is inside the region, which is mapped contiguously at `mapped`.
+        (!self.mapped.is_null()).then(|| unsafe { self.mapped.add(offset) })
     }
 
     /// Copies `src` to `offset` of the region; returns when `src` may be reused (the data is at the
@@ -183,6 +203,49 @@ impl RemoteKey {
         Ok(old)
     }
 
+    /// A fetching AND, OR or XOR (`op`). UCX 1.13's shared-memory transports apply these with
+    /// the old value as the operand (the word stays as it was, or becomes 0 for XOR, while the
+    /// old value comes back right; Open MPI's OSHMEM over them shows the same), so on a region
+    /// mapped here ([`RemoteKey::mapped`]) they are CPU atomics on the mapping: the instructions
+    /// UCX's transports use, atomic with theirs and with the target's own.
+    fn fetching_bitwise<T: AmoWord>(
+        &self,
+        op: ucp_atomic_op_t,
+        offset: usize,
+        operand: T,
+    ) -> Result<T> {
+        if self.mapped.is_null() {
+            return self.fetching(op, offset, operand);
+        }
+        let size = size_of::<T>();
+        self.address("ucp_atomic_op_nbx", offset, size, size)?;
+        // SAFETY: the word is inside the region (checked above, aligned to its size), which is
+        // mapped here for as long as the key lives; peers update it only atomically. T is u32
+        // or u64 (the AmoWords), of the size read.
+        unsafe {
+            let at = self.mapped.add(offset);
+            if size == 4 {
+                let word = AtomicU32::from_ptr(at.cast());
+                let value: u32 = std::mem::transmute_copy(&operand);
+                let old = match op {
+                    UCP_ATOMIC_OP_AND => word.fetch_and(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_OR => word.fetch_or(value, Ordering::SeqCst),
+                    _ => word.fetch_xor(value, Ordering::SeqCst),
+                };
+                Ok(std::mem::transmute_copy(&old))
+            } else {
+                let word = AtomicU64::from_ptr(at.cast());
+                let value: u64 = std::mem::transmute_copy(&operand);
+                let old = match op {
+                    UCP_ATOMIC_OP_AND => word.fetch_and(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_OR => word.fetch_or(value, Ordering::SeqCst),
+                    _ => word.fetch_xor(value, Ordering::SeqCst),
+                };
+                Ok(std::mem::transmute_copy(&old))
+            }
+        }
+    }
+
     /// Adds `value` to the word; returns the old value.
     pub fn fetch_add<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
         self.fetching(UCP_ATOMIC_OP_ADD, offset, value)
@@ -218,7 +281,7 @@ impl RemoteKey {
 
     /// Bitwise AND with `value`; returns the old value.
     pub fn fetch_and<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
-        self.fetching(UCP_ATOMIC_OP_AND, offset, value)
+        self.fetching_bitwise(UCP_ATOMIC_OP_AND, offset, value)
     }
 
     /// Bitwise AND with `value`.
@@ -228,7 +291,7 @@ impl RemoteKey {
 
     /// Bitwise OR with `value`; returns the old value.
     pub fn fetch_or<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
-        self.fetching(UCP_ATOMIC_OP_OR, offset, value)
+        self.fetching_bitwise(UCP_ATOMIC_OP_OR, offset, value)
     }
 
     /// Bitwise OR with `value`.
@@ -238,7 +301,7 @@ impl RemoteKey {
 
     /// Bitwise XOR with `value`; returns the old value.
     pub fn fetch_xor<T: AmoWord>(&self, offset: usize, value: T) -> Result<T> {
-        self.fetching(UCP_ATOMIC_OP_XOR, offset, value)
+        self.fetching_bitwise(UCP_ATOMIC_OP_XOR, offset, value)
     }
 
     /// Bitwise XOR with `value`.
