@@ -280,17 +280,17 @@ pub(super) fn build(call: &'static str) -> World {
         }
     };
     let heap_memory = match &network {
-        Ok(_) => {
-            "allocated by the network at its address (UCX: ucp_mem_map ALLOCATE|FIXED, global \
-                  data too); UCX's shared-memory transports reach it directly"
-                .to_string()
-        }
+        Ok(_) => "allocated by the network at its address (UCX's sysv memory domain: ucp_mem_map \
+                  ALLOCATE|FIXED; the global data too), which UCX's shared-memory transports \
+                  reach directly"
+            .to_string(),
         Err(None) => "this library's shared-memory segment".to_string(),
         Err(Some(why)) => {
             tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with UCX: {why}");
             format!(
-                "this library's shared-memory segment, registered with UCX (UCX did not allocate \
-                 it: {why}); UCX reaches it on this node with active messages"
+                "this library's shared-memory segment, registered with UCX (UCX's sysv memory \
+                 domain did not allocate it at its address: {why}); UCX reaches it on this node \
+                 with active messages"
             )
         }
     };

@@ -140,12 +140,11 @@ impl MemoryRegion {
 
     /// Memory UCX allocates for the region, at exactly `base..base+len` (`ucp_mem_map` with
     /// `UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED`; pages are not populated up front), which the
-    /// allocation maps over whatever is there. What allocates is the context's allocation method
-    /// that succeeds first (`UCX_ALLOC_PRIO`): a memory domain that can (the shared-memory ones,
-    /// sysv and posix, whose transports then reach the region from this node's other processes
-    /// with loads, stores and CPU atomics), as no other method places memory at a fixed address.
-    /// An allocation UCX placed elsewhere is released and an error. The memory is released with
-    /// the region, leaving the range unmapped.
+    /// allocation maps over whatever is there. What allocates is the first of the context's
+    /// allocation methods (its `ALLOC_PRIO`) that succeeds: with a shared-memory memory domain
+    /// (sysv, posix) that domain's transports reach the region from this node's other processes
+    /// with loads, stores and CPU atomics. An allocation UCX placed elsewhere is released and an
+    /// error. The memory is released with the region, leaving the range unmapped.
     ///
     /// # Safety
     /// `base..base+len` must be address space of this process that nothing else uses (a

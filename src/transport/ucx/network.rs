@@ -52,15 +52,18 @@ pub struct Local {
 /// [`Local::new`] registers nothing for it again and uses the context of the first.
 static ALLOCATED: Mutex<Vec<MemoryRegion>> = Mutex::new(Vec::new());
 
-/// How [`Local::allocate`] asks UCX for memory, unless the environment sets `UCX_ALLOC_PRIO`:
-/// the sysv memory domain only. Of the others that place memory at a fixed address, posix
-/// reserves the whole length in /dev/shm at once (`posix_fallocate`: a 1 GiB heap costs 1 GiB
-/// of memory per PE before the program touches it), which the library's own segments do not.
+/// How [`Local::allocate`] asks UCX for memory: the sysv memory domain only, whatever
+/// `UCX_ALLOC_PRIO` says (the library has UCX allocate nothing else). Other methods that place
+/// memory at a fixed address do not make it reachable by the shared-memory transports (`mmap`),
+/// or reserve the whole length in /dev/shm at once (posix: `posix_fallocate`, so a 1 GiB heap
+/// would cost 1 GiB of memory per PE before the program touches it), which the library's own
+/// segments do not.
 pub(super) const ALLOC_PRIO: (&str, &str) = ("ALLOC_PRIO", "md:sysv");
 
 impl Local {
     /// Has UCX allocate the memory of a segment at `base..base+len` (see
-    /// [`MemoryRegion::allocate_at`]), in a context made for it (configured by `UCX_*`), so that
+    /// [`MemoryRegion::allocate_at`]), in a context made for it (configured by `UCX_*`, allocating
+    /// with the sysv memory domain: [`ALLOC_PRIO`]), so that
     /// UCX's shared-memory transports reach it from this node's other PEs directly, without the
     /// target's worker. The region and its context stay for the life of the process; every
     /// [`Local::new`] uses that context and this region for the segment at `base`. Called before
@@ -75,7 +78,6 @@ impl Local {
         let mut allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner());
         let context = match allocated.first() {
             Some(region) => region.context(),
-            None if std::env::var_os("UCX_ALLOC_PRIO").is_some() => Context::new()?,
             None => Context::with_config(&[ALLOC_PRIO])?,
         };
         // SAFETY: the caller's contract.
