@@ -2,7 +2,8 @@
 //! `shmem_finalize` retired) and installs it, `shmem_finalize` retires it and takes its network
 //! down. Building, in order: the bootstrap (the launcher), the
 //! configuration, this PE's segments (the symmetric heap after the control block, and the
-//! program's global data), one [`Record`] per PE traded through the launcher and checked against
+//! program's global data: the library's shared-memory segments, or with every PE on the network
+//! route memory the network allocated at their addresses), one [`Record`] per PE traded through the launcher and checked against
 //! this PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and
 //! last the network, connected when some PE is on the network route.
 //!

@@ -161,7 +161,7 @@ impl MemoryRegion {
                 | UCP_MEM_MAP_PARAM_FIELD_FLAGS) as u64,
             address: base.cast(),
             length: len,
-            flags: (UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED | UCP_MEM_MAP_NONBLOCK) as u32,
+            flags: UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED | UCP_MEM_MAP_NONBLOCK,
             ..Default::default()
         };
         // SAFETY: the caller hands over the range for the allocation to replace.

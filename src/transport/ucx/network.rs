@@ -14,7 +14,7 @@
 //!   fence of a context act on its lane only.
 //!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
-//! registers this PE's segments and describes them in a [`Local::card`] (text: target worker
+//! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`]) and describes them in a [`Local::card`] (text: target worker
 //! address, then base, length and packed remote key per segment); [`Network::connect`] takes every
 //! PE's card (this PE's included: a PE on the UCX route reaches itself through UCX too), opens the
 //! default lane and starts the progress thread.
