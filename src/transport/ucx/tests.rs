@@ -342,8 +342,10 @@ fn allocated_memory_is_reached_directly_over_shared_memory() {
     let address = target.address().unwrap();
     // SAFETY: the address and the packed keys come from UCX just above; the ranges are theirs.
     let endpoint = unsafe { initiator.connect(&address) }.unwrap();
+    // SAFETY: as above.
     let rkey =
         unsafe { endpoint.unpack_rkey(&region.pack_rkey().unwrap(), at as u64, LEN) }.unwrap();
+    // SAFETY: as above.
     let control_key =
         unsafe { endpoint.unpack_rkey(&control.pack_rkey().unwrap(), registered.ptr as u64, LEN) }
             .unwrap();
@@ -373,6 +375,12 @@ fn allocated_memory_is_reached_directly_over_shared_memory() {
     rkey.get(DATA, &mut back).unwrap();
     assert_eq!(back, data);
     assert_eq!(word(WORD64), 42);
+    // Every operation and atomic of this layer, values checked exactly (the fetching and, or and
+    // xor as CPU atomics on the peer's mapping).
+    rkey.put(DATA, &vec![0; DATA_LEN]).unwrap();
+    rkey.set(WORD64, 0u64).unwrap();
+    endpoint.flush().unwrap();
+    exercise(&rkey, &endpoint, &initiator, &SharedBuffer::view(at, LEN));
     report_round_trips(
         "sm,self, memory UCX allocated, target not progressed",
         &rkey,
