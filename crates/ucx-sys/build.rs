@@ -43,6 +43,7 @@ const FUNCTIONS: &[&str] = &[
     "ucp_request_free",
     "ucp_worker_set_am_recv_handler",
     "ucp_am_send_nbx",
+    "ucp_mem_query",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.
@@ -72,6 +73,8 @@ const TYPES: &[&str] = &[
     "ucp_am_recv_param_t",
     "ucp_am_recv_callback_t",
     "ucp_send_am_flags",
+    "ucp_mem_attr_t",
+    "ucp_mem_attr_field",
 ];
 
 /// The object-like macros the re-implemented function-like ones need.
@@ -80,6 +83,10 @@ const VARS: &[&str] = &[
     "UCP_API_MINOR",
     "UCP_VERSION_MAJOR_SHIFT",
     "UCP_VERSION_MINOR_SHIFT",
+    // The flags of ucp_mem_map (an anonymous enum).
+    "UCP_MEM_MAP_NONBLOCK",
+    "UCP_MEM_MAP_ALLOCATE",
+    "UCP_MEM_MAP_FIXED",
 ];
 
 fn main() {

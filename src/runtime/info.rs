@@ -37,6 +37,7 @@ pub fn banner(w: &World) -> String {
                 "Atomics: UCX for every PE, this node's and this PE's own included (one atomic path per job: CPU and NIC atomics on one word are not atomic with each other)"
             );
         }
+        let _ = writeln!(out, "Heap memory: {}", w.heap_memory);
         let _ = writeln!(out, "Global data shared: {} bytes", w.segments[1].len);
         let _ = writeln!(
             out,

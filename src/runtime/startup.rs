@@ -2,7 +2,8 @@
 //! `shmem_finalize` retired) and installs it, `shmem_finalize` retires it and takes its network
 //! down. Building, in order: the bootstrap (the launcher), the
 //! configuration, this PE's segments (the symmetric heap after the control block, and the
-//! program's global data), one [`Record`] per PE traded through the launcher and checked against
+//! program's global data: the library's shared-memory segments, or with every PE on the network
+//! route memory the network allocated at their addresses), one [`Record`] per PE traded through the launcher and checked against
 //! this PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and
 //! last the network, connected when some PE is on the network route.
 //!
@@ -251,15 +252,54 @@ pub(super) fn build(call: &'static str) -> World {
         let job = job.clone();
         move || shm::segment::random_token().map(|t| segment_name(pid, &job, me, &t, seg))
     };
-    let (heap, heap_name) = Segment::create_unique(name("heap"), heap_len, control::HEAP_LAYOUT)
-        .unwrap_or_else(|e| {
-            fatal!(
-                call,
-                "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
+    // With every PE on the network route, the network allocates both segments if it can (so that
+    // its on-node transports reach them directly), or neither.
+    let mut network = match config.transport {
+        Transport::Ucx => network_heap(heap_len),
+        Transport::Auto => Err(None),
+    };
+    let data_range = shm::data_segment::find();
+    if let (Ok(_), Some(r)) = (&network, data_range) {
+        // SAFETY: the range is the executable's own writable data, page aligned; init runs before
+        // the program's other threads may touch symmetric data.
+        if let Err(why) = unsafe { network_data(r.start, r.len) } {
+            network = Err(Some(why));
+        }
+    }
+    let (heap, heap_name) = match network {
+        Ok(base) => (Memory::Network(base, heap_len), String::new()),
+        Err(_) => {
+            let (seg, name) =
+                Segment::create_unique(name("heap"), heap_len, control::HEAP_LAYOUT)
+                    .unwrap_or_else(|e| {
+                        fatal!(
+                            call,
+                            "cannot create the symmetric heap of {heap_len} bytes (SHMEM_SYMMETRIC_SIZE): {e}"
+                        )
+                    });
+            (Memory::Segment(seg), name)
+        }
+    };
+    let heap_memory = match &network {
+        Ok(_) => "allocated by the network at its address (UCX's sysv memory domain: ucp_mem_map \
+                  ALLOCATE|FIXED; the global data too), which UCX's shared-memory transports \
+                  reach directly"
+            .to_string(),
+        Err(None) => "this library's shared-memory segment".to_string(),
+        Err(Some(why)) => {
+            tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with UCX: {why}");
+            format!(
+                "this library's shared-memory segment, registered with UCX (UCX's sysv memory \
+                 domain did not allocate it at its address: {why}); UCX reaches it on this node \
+                 with active messages"
             )
-        });
+        }
+    };
     let mut data_name = String::new();
-    let data = shm::data_segment::find().map(|r| {
+    let data = data_range.map(|r| {
+        if network.is_ok() {
+            return Memory::Network(r.start, r.len);
+        }
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data (they must not call into the
         // library concurrently with shmem_init).
@@ -273,9 +313,9 @@ pub(super) fn build(call: &'static str) -> World {
             )
         });
         data_name = n;
-        seg
+        Memory::Segment(seg)
     });
-    let data_len = data.as_ref().map_or(0, Segment::len);
+    let data_len = data.as_ref().map_or(0, Memory::len);
     let t = super::log::phase("segments", t);
 
     // Tell the others, learn about them.
@@ -339,7 +379,7 @@ pub(super) fn build(call: &'static str) -> World {
         }
         if pe == me {
             heap_peers[pe] = heap.base();
-            data_peers[pe] = data.as_ref().map_or(0, Segment::base);
+            data_peers[pe] = data.as_ref().map_or(0, Memory::base);
             continue;
         }
         let their_heap = segment_name(record.pid, &job, pe, &record.heap_token, "heap");
@@ -372,15 +412,18 @@ pub(super) fn build(call: &'static str) -> World {
         peers: heap_peers.into(),
     };
     let data_view = SegmentView {
-        base: data.as_ref().map_or(0, Segment::base),
+        base: data.as_ref().map_or(0, Memory::base),
         len: data_len,
         start: 0,
-        user: data.as_ref().map_or(0, Segment::base),
+        user: data.as_ref().map_or(0, Memory::base),
         user_len: data_len,
         peers: data_peers.into(),
     };
-    mappings.push(heap);
-    mappings.extend(data);
+    for memory in std::iter::once(heap).chain(data) {
+        if let Memory::Segment(seg) = memory {
+            mappings.push(seg);
+        }
+    }
     let cpu_atomics = routes.iter().all(|r| *r == Route::Shm);
     let world = World {
         me,
@@ -391,6 +434,7 @@ pub(super) fn build(call: &'static str) -> World {
             control::USER_OFFSET + config.symmetric_size,
         )),
         config,
+        heap_memory,
         segments: [heap_view, data_view],
         thread_level: AtomicI32::new(0),
         team_slots: AtomicU64::new(0b11),
@@ -421,6 +465,99 @@ pub(super) fn build(call: &'static str) -> World {
         eprint!("{}", super::config::unknown_warning(&world.config, names));
     }
     world
+}
+
+/// The memory of one of this PE's segments: the library's own shared-memory segment, or memory
+/// the network allocated at the segment's address (base, length), kept for the life of the
+/// process.
+enum Memory {
+    Segment(Segment),
+    Network(usize, usize),
+}
+
+impl Memory {
+    fn base(&self) -> usize {
+        match self {
+            Memory::Segment(seg) => seg.base(),
+            Memory::Network(base, _) => *base,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Memory::Segment(seg) => seg.len(),
+            Memory::Network(_, len) => *len,
+        }
+    }
+}
+
+/// With every PE on the network route (`SHMEM_TRANSPORT=ucx`), the heap's memory allocated by the
+/// network, placed as every heap mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory
+/// transports reach memory they allocated from this node's other processes with loads, stores and
+/// CPU atomics, where a segment this library mapped needs the target's worker to emulate each
+/// access. No PE maps a peer's heap by name on this route, so the heap needs no name. Returns its
+/// base, or why not (`Some`: the network could not; the caller then creates the segment itself).
+fn network_heap(len: usize) -> Result<usize, Option<String>> {
+    let what = "the symmetric heap";
+    let base =
+        shm::segment::reserve(len, control::HEAP_LAYOUT, what).map_err(|e| Some(e.to_string()))?;
+    // SAFETY: base..base+len is the reservation just made, which nothing else uses; the memory is
+    // kept for the life of the process and accessed by the library only through raw pointers and
+    // atomics.
+    if let Err(e) = unsafe { crate::transport::allocate_segment(base, len) } {
+        shm::segment::release(base, len);
+        return Err(Some(e.to_string()));
+    }
+    // A refused guard leaves the allocation unused (untouched pages cost no memory).
+    shm::segment::protect_guard(base, control::HEAP_LAYOUT, what)
+        .map_err(|e| Some(e.to_string()))?;
+    Ok(base)
+}
+
+/// The program's global data `base..base+len` made memory the network allocated (after the heap,
+/// [`network_heap`]): its contents copied aside, the allocation placed over the range, the
+/// contents copied back. Between the two copies the range reads as zero; only the library runs
+/// then (UCX's allocation call). An error leaves the range holding its contents, in the
+/// program's own memory again if the allocation had replaced it before it failed.
+///
+/// Both segments or neither: UCX's fence (weak, UCX 1.13) orders no access it emulates with an
+/// active message before one its shared-memory transports make directly, so one PE's segments
+/// take the same path (the network registers the heap like any memory if the data is refused).
+///
+/// # Safety
+/// The range is the executable's writable data, page aligned, and no other thread touches it
+/// during the call.
+unsafe fn network_data(base: usize, len: usize) -> Result<(), String> {
+    let mut saved = vec![0u8; len];
+    // SAFETY: the caller's range is mapped and readable; `saved` has `len` bytes.
+    unsafe { shm::segment::copy_raw(base as *const u8, saved.as_mut_ptr(), len) };
+    // SAFETY: the caller's range, whose contents are saved; the memory is kept for the life of
+    // the process and accessed by the library only through raw pointers and atomics.
+    let allocated = unsafe { crate::transport::allocate_segment(base, len) };
+    if let Err(e) = &allocated {
+        // The range may have lost its mapping to the failed allocation: map it afresh (private,
+        // as the program's data is).
+        // SAFETY: replacing the program's own range, whose contents are saved, with fresh memory.
+        let p = unsafe {
+            libc::mmap(
+                base as *mut libc::c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            crate::transport::shm::fork::die(
+                b"rshmem: shmem_init: the program's global data was lost to a failed UCX allocation\n",
+            );
+        }
+        tracing::debug!(target: "rshmem::route", "UCX did not allocate the global data: {e}");
+    }
+    // SAFETY: the range is mapped read-write again (the allocation, or fresh memory).
+    unsafe { shm::segment::copy_raw(saved.as_ptr(), base as *mut u8, len) };
+    allocated.map_err(|e| format!("the global data: {e}"))
 }
 
 /// Stops the job unless PE `pe`'s record agrees with this PE's where every PE must agree.

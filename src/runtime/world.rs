@@ -77,6 +77,9 @@ pub struct World {
     pub config: Config,
     pub sources: Vec<Source>,
     pub segments: [SegmentView; 2],
+    /// What the heap's memory is (this library's segment, or memory the network allocated), in
+    /// words for `SHMEM_INFO`.
+    pub heap_memory: String,
     pub heap: Mutex<Heap>,
     /// `SHMEM_THREAD_*` level granted at init.
     pub thread_level: AtomicI32,

@@ -51,6 +51,21 @@ pub(crate) fn about() -> Vec<(String, String)> {
     ucx::about()
 }
 
+/// Has the network allocate the memory of a segment at `base..base+len` (address space the caller
+/// reserved), memory its transports on this node reach without the target's help (UCX: see
+/// `ucx::Local::allocate`); the network's `connect` then registers that memory as the segment at
+/// `base`. An error says why not; nothing is allocated then, and the range may have lost its
+/// mapping (to what the network placed there before it failed).
+///
+/// # Safety
+/// `base..base+len` is page aligned and this process's to replace (a reservation, or memory
+/// whose contents the caller saved), used by nothing else during the call; the memory is kept
+/// for the life of the process and accessed locally only as shared memory.
+pub(crate) unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    Ok(unsafe { ucx::Local::allocate(base, len) }?)
+}
+
 /// The segment number of the symmetric heap, where the control words live.
 pub(crate) const HEAP: usize = 0;
 

@@ -64,6 +64,68 @@ pub fn random_token() -> io::Result<String> {
     Ok(u64::from_ne_bytes(bytes)).map(|v| format!("{v:016x}"))
 }
 
+/// Address space for a mapping of `len` bytes placed per `layout` (`align` not 0): reserves
+/// `len + align` bytes (`PROT_NONE`, no memory), keeps the part where `aligned_at` falls on a
+/// multiple of `align`, gives back the rest, and returns its first address. The caller replaces
+/// the reservation with a fixed mapping ([`Segment`]'s own, or memory a network allocates there)
+/// or gives it back with [`release`].
+pub fn reserve(len: usize, layout: Layout, name: &str) -> io::Result<usize> {
+    let span = len
+        .checked_add(layout.align)
+        .ok_or_else(|| io::Error::other(format!("mmap {name}: {len} bytes is too large")))?;
+    // SAFETY: reserving fresh address space, touching nothing that exists.
+    let reserved = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if reserved == libc::MAP_FAILED {
+        return Err(last_error("mmap (reserving address space for)", name));
+    }
+    let start = reserved as usize;
+    let base = (start + layout.aligned_at).next_multiple_of(layout.align) - layout.aligned_at;
+    let base = if base < start {
+        base + layout.align
+    } else {
+        base
+    };
+    // SAFETY: giving back the parts of our own reservation outside [base, base + len).
+    unsafe {
+        if base > start {
+            libc::munmap(reserved, base - start);
+        }
+        let end = base + len;
+        if start + span > end {
+            libc::munmap(end as *mut libc::c_void, start + span - end);
+        }
+    }
+    Ok(base)
+}
+
+/// Gives back `base..base+len`, a reservation of [`reserve`] that was not mapped over.
+pub fn release(base: usize, len: usize) {
+    // SAFETY: the caller's reservation, which nothing else uses.
+    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+}
+
+/// Makes the guard of `layout` inaccessible in the mapping placed at `base`.
+pub fn protect_guard(base: usize, layout: Layout, name: &str) -> io::Result<()> {
+    if let Some((off, guard)) = layout.guard {
+        // SAFETY: a page-aligned range inside the caller's mapping at `base`.
+        let r =
+            unsafe { libc::mprotect((base + off) as *mut libc::c_void, guard, libc::PROT_NONE) };
+        if r != 0 {
+            return Err(last_error("mprotect (guard page of)", name));
+        }
+    }
+    Ok(())
+}
+
 impl Segment {
     /// Creates a segment of `len` bytes under the first name `name()` returns that does not exist
     /// yet (a fresh random token each call), mapped per `layout`; returns it and its name. A name
@@ -152,66 +214,23 @@ impl Segment {
         mapped
     }
 
-    /// Maps `fd` per `layout`: reserves `len + align` bytes of address space, maps the object over
-    /// the part where `aligned_at` falls on a multiple of `align`, returns the rest of the
-    /// reservation, then protects the guard range.
+    /// Maps `fd` per `layout` ([`reserve`], then the object mapped over the reservation), then
+    /// protects the guard range.
     fn map_laid_out(fd: i32, len: usize, layout: Layout, name: &str) -> io::Result<Segment> {
         let seg = if layout.align == 0 {
             Self::map_fd(fd, len, std::ptr::null_mut(), name)?
         } else {
-            let span = len.checked_add(layout.align).ok_or_else(|| {
-                io::Error::other(format!("mmap {name}: {len} bytes is too large"))
-            })?;
-            // SAFETY: reserving fresh address space, touching nothing that exists.
-            let reserved = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    span,
-                    libc::PROT_NONE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                    -1,
-                    0,
-                )
-            };
-            if reserved == libc::MAP_FAILED {
-                return Err(last_error("mmap (reserving address space for)", name));
-            }
-            let start = reserved as usize;
-            let base =
-                (start + layout.aligned_at).next_multiple_of(layout.align) - layout.aligned_at;
-            let base = if base < start {
-                base + layout.align
-            } else {
-                base
-            };
-            // SAFETY: [base, base + len) lies inside the reservation just made, ours to replace.
-            let seg = Self::map_fd(fd, len, base as *mut u8, name);
-            // SAFETY: giving back the parts of our own reservation outside the segment.
-            unsafe {
-                if base > start {
-                    libc::munmap(reserved, base - start);
-                }
-                let end = base + len;
-                if start + span > end {
-                    libc::munmap(end as *mut libc::c_void, start + span - end);
-                }
-            }
-            match seg {
+            let base = reserve(len, layout, name)?;
+            // SAFETY: [base, base + len) is the reservation just made, ours to replace.
+            match Self::map_fd(fd, len, base as *mut u8, name) {
                 Ok(seg) => seg,
                 Err(e) => {
-                    // SAFETY: the segment's range is still part of our reservation.
-                    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+                    release(base, len);
                     return Err(e);
                 }
             }
         };
-        if let Some((off, guard)) = layout.guard {
-            // SAFETY: a page-aligned range inside the mapping just made.
-            let r = unsafe { libc::mprotect(seg.base.add(off).cast(), guard, libc::PROT_NONE) };
-            if r != 0 {
-                return Err(last_error("mprotect (guard page of)", name));
-            }
-        }
+        protect_guard(seg.base as usize, layout, name)?;
         Ok(seg)
     }
 

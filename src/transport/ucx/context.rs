@@ -1,8 +1,9 @@
 //! The UCP context (one per process) and the memory regions registered with it.
 //!
 //! Invariants: the context is released (`ucp_cleanup`) only after every worker and memory region
-//! made from it, which hold an `Arc` of it; a [`MemoryRegion`] is unmapped when dropped, and its
-//! range was promised valid by the caller of [`MemoryRegion::map`].
+//! made from it, which hold an `Arc` of it; a [`MemoryRegion`] is unmapped when its last clone is
+//! dropped, and its range was promised valid by the caller of [`MemoryRegion::map`] or allocated by
+//! UCX at the address the caller of [`MemoryRegion::allocate_at`] handed over.
 
 use super::{Error, Result, check};
 use std::ffi::CString;
@@ -93,17 +94,30 @@ impl Context {
     }
 }
 
-/// An address range registered with the context (`ucp_mem_map` of existing memory), which peers
-/// reach through its packed remote key.
+/// An address range registered with the context, which peers reach through its packed remote key:
+/// existing memory ([`MemoryRegion::map`]) or memory UCX allocated for it
+/// ([`MemoryRegion::allocate_at`]). Clones share one registration, released with the last.
+#[derive(Clone)]
 pub struct MemoryRegion {
-    memh: ucp_mem_h,
+    handle: Arc<MemHandle>,
     base: *mut u8,
     len: usize,
+}
+
+/// The owner of a `ucp_mem_h`: unmapped (and, for allocated memory, freed) when dropped.
+struct MemHandle {
+    memh: ucp_mem_h,
     context: Arc<ContextHandle>,
 }
 
 // SAFETY: the memory handle is only passed to context-wide calls, which the context serialises
-// (`mt_workers_shared`); the range itself is shared memory by the contract of `map`.
+// (`mt_workers_shared`).
+unsafe impl Send for MemHandle {}
+// SAFETY: as above; nothing mutates the handle.
+unsafe impl Sync for MemHandle {}
+
+// SAFETY: the handle is Send and Sync (above); the range itself is shared memory by the contract
+// of `map` and `allocate_at`.
 unsafe impl Send for MemoryRegion {}
 // SAFETY: as above; no method mutates the region object.
 unsafe impl Sync for MemoryRegion {}
@@ -124,17 +138,78 @@ impl MemoryRegion {
             length: len,
             ..Default::default()
         };
+        // SAFETY: params describe memory the caller guarantees.
+        unsafe { MemoryRegion::mem_map(context, &params, base, len) }
+    }
+
+    /// Memory UCX allocates for the region, at exactly `base..base+len` (`ucp_mem_map` with
+    /// `UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED`; pages are not populated up front), which the
+    /// allocation maps over whatever is there. What allocates is the first of the context's
+    /// allocation methods (its `ALLOC_PRIO`) that succeeds: with a shared-memory memory domain
+    /// (sysv, posix) that domain's transports reach the region from this node's other processes
+    /// with loads, stores and CPU atomics. An allocation UCX placed elsewhere is released and an
+    /// error. The memory is released with the region, leaving the range unmapped.
+    ///
+    /// # Safety
+    /// `base..base+len` must be address space of this process that nothing else uses (a
+    /// reservation made for it), `base` and `len` page aligned; while the region lives the
+    /// contract of [`MemoryRegion::map`] holds for it (peers write it at any time).
+    pub unsafe fn allocate_at(
+        context: &Context,
+        base: *mut u8,
+        len: usize,
+    ) -> Result<MemoryRegion> {
+        let params = ucp_mem_map_params_t {
+            field_mask: (UCP_MEM_MAP_PARAM_FIELD_ADDRESS
+                | UCP_MEM_MAP_PARAM_FIELD_LENGTH
+                | UCP_MEM_MAP_PARAM_FIELD_FLAGS) as u64,
+            address: base.cast(),
+            length: len,
+            flags: UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED | UCP_MEM_MAP_NONBLOCK,
+            ..Default::default()
+        };
+        // SAFETY: the caller hands over the range for the allocation to replace.
+        let region = unsafe { MemoryRegion::mem_map(context, &params, base, len) }?;
+        let mut attr = ucp_mem_attr_t {
+            field_mask: (UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH) as u64,
+            ..Default::default()
+        };
+        // SAFETY: the handle is live (the region holds it); attr is writable.
+        check("ucp_mem_query", unsafe {
+            ucp_mem_query(region.handle.memh, &mut attr)
+        })?;
+        if attr.address.cast::<u8>() != base || attr.length < len {
+            return Err(Error {
+                call: "ucp_mem_map (UCP_MEM_MAP_FIXED: the memory was placed elsewhere)",
+                status: UCS_ERR_NO_MEMORY,
+            });
+        }
+        Ok(region)
+    }
+
+    /// `ucp_mem_map` with `params`, the region `base..base+len`.
+    ///
+    /// # Safety
+    /// `params` describe memory the caller may register (or hand over for allocation).
+    unsafe fn mem_map(
+        context: &Context,
+        params: &ucp_mem_map_params_t,
+        base: *mut u8,
+        len: usize,
+    ) -> Result<MemoryRegion> {
         let mut memh = ptr::null_mut();
-        // SAFETY: the context is live (we hold its Arc), params describe memory the caller
-        // guarantees, memh is writable.
+        // SAFETY: the context is live (we hold its Arc), params are the caller's, memh is
+        // writable.
         check("ucp_mem_map", unsafe {
-            ucp_mem_map(context.handle.0, &params, &mut memh)
+            ucp_mem_map(context.handle.0, params, &mut memh)
         })?;
         Ok(MemoryRegion {
-            memh,
+            handle: Arc::new(MemHandle {
+                memh,
+                context: context.handle.clone(),
+            }),
             base,
             len,
-            context: context.handle.clone(),
         })
     }
 
@@ -148,13 +223,25 @@ impl MemoryRegion {
         self.len
     }
 
+    /// The context the region is registered with.
+    pub fn context(&self) -> Context {
+        Context {
+            handle: self.handle.context.clone(),
+        }
+    }
+
     /// The remote key of the region, packed into bytes for a peer's [`super::Endpoint::unpack_rkey`].
     pub fn pack_rkey(&self) -> Result<Vec<u8>> {
         let mut buffer = ptr::null_mut();
         let mut size = 0usize;
         // SAFETY: context and memh are live; buffer and size are writable.
         check("ucp_rkey_pack", unsafe {
-            ucp_rkey_pack(self.context.0, self.memh, &mut buffer, &mut size)
+            ucp_rkey_pack(
+                self.handle.context.0,
+                self.handle.memh,
+                &mut buffer,
+                &mut size,
+            )
         })?;
         // SAFETY: ucp_rkey_pack returned `size` readable bytes at `buffer`.
         let bytes = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), size) }.to_vec();
@@ -164,7 +251,7 @@ impl MemoryRegion {
     }
 }
 
-impl Drop for MemoryRegion {
+impl Drop for MemHandle {
     fn drop(&mut self) {
         // SAFETY: memh came from ucp_mem_map on this context, which is still live (our Arc); it
         // is unmapped once. A failure cannot be reported from drop and leaves only a registration.

@@ -8,10 +8,12 @@
 //! - [`Worker`]: a UCP worker in `UCS_THREAD_MODE_MULTI`, so the PE's threads and a
 //!   [`ProgressThread`] may use it at once (a [`Server`] keeps them from taking turns on it). Its [`Worker::address`] is what a peer needs to connect.
 //! - [`Endpoint`]: a connection from a worker to a peer's worker address.
-//! - [`MemoryRegion`]: an existing address range registered with `ucp_mem_map`; its packed remote
-//!   key ([`MemoryRegion::pack_rkey`]) is what a peer needs to reach it.
+//! - [`MemoryRegion`]: an existing address range registered with `ucp_mem_map`, or memory UCX
+//!   allocated at a given address (which its shared-memory transports reach directly); its packed
+//!   remote key ([`MemoryRegion::pack_rkey`]) is what a peer needs to reach it.
 //! - [`RemoteKey`]: a peer's packed key unpacked for one endpoint, with the peer's base address and
-//!   length of the region: every remote access is given as an offset into it and is range-checked.
+//!   length of the region (and where it is mapped here, if UCX maps it): every remote access is
+//!   given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
 //! - [`signal`]: the library's control signals (a barrier's, a collective's), sent as active

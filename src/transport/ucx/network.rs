@@ -14,7 +14,7 @@
 //!   fence of a context act on its lane only.
 //!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
-//! registers this PE's segments and describes them in a [`Local::card`] (text: target worker
+//! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`]) and describes them in a [`Local::card`] (text: target worker
 //! address, then base, length and packed remote key per segment); [`Network::connect`] takes every
 //! PE's card (this PE's included: a PE on the UCX route reaches itself through UCX too), opens the
 //! default lane and starts the progress thread.
@@ -53,16 +53,70 @@ pub struct Local {
     signals: &'static signal::Target,
 }
 
+/// The segment memory UCX allocated ([`Local::allocate`]), kept for the life of the process: the
+/// symmetric addresses in it stay valid across `shmem_finalize` and a later `shmem_init`, whose
+/// [`Local::new`] registers nothing for it again and uses the context of the first.
+static ALLOCATED: Mutex<Vec<MemoryRegion>> = Mutex::new(Vec::new());
+
+/// How [`Local::allocate`] asks UCX for memory: the sysv memory domain only, whatever
+/// `UCX_ALLOC_PRIO` says (the library has UCX allocate nothing else). Other methods that place
+/// memory at a fixed address do not make it reachable by the shared-memory transports (`mmap`),
+/// or reserve the whole length in /dev/shm at once (posix: `posix_fallocate`, so a 1 GiB heap
+/// would cost 1 GiB of memory per PE before the program touches it), which the library's own
+/// segments do not.
+pub(super) const ALLOC_PRIO: (&str, &str) = ("ALLOC_PRIO", "md:sysv");
+
 impl Local {
+    /// Has UCX allocate the memory of a segment at `base..base+len` (see
+    /// [`MemoryRegion::allocate_at`]), in a context made for it (configured by `UCX_*`, allocating
+    /// with the sysv memory domain: [`ALLOC_PRIO`]), so that
+    /// UCX's shared-memory transports reach it from this node's other PEs directly, without the
+    /// target's worker. The region and its context stay for the life of the process; every
+    /// [`Local::new`] uses that context and this region for the segment at `base`. Called before
+    /// the first `Local::new`, once per segment; the first call makes the context. On an error
+    /// nothing is allocated (what UCX placed over the range is released: the range may be left
+    /// unmapped).
+    ///
+    /// # Safety
+    /// As [`MemoryRegion::allocate_at`], and the memory stays mapped for the life of the process:
+    /// it is never released.
+    pub unsafe fn allocate(base: usize, len: usize) -> Result<()> {
+        let mut allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner());
+        let context = match allocated.first() {
+            Some(region) => region.context(),
+            None => Context::with_config(&[ALLOC_PRIO])?,
+        };
+        // SAFETY: the caller's contract.
+        let region = unsafe { MemoryRegion::allocate_at(&context, base as *mut u8, len) }?;
+        allocated.push(region);
+        Ok(())
+    }
+
     /// A context (RMA, AMO32, AMO64, AM, configured by `UCX_*`), its target worker, which applies
     /// the control signals to segment `HEAP`, and the segments `(base, len)` registered (an empty
-    /// one is skipped).
+    /// one is skipped). The segments UCX allocated
+    /// ([`Local::allocate`]) are those regions, and the context theirs; if some non-empty segment
+    /// is not one of them, every segment is registered as existing memory (UCX's fence does not
+    /// order an access it emulates before one it makes directly: one path for all of a PE's
+    /// segments).
     ///
     /// # Safety
     /// Every non-empty segment must be mapped, readable and writable for the life of the process,
     /// and accessed locally only as shared memory (see [`MemoryRegion::map`]).
     pub unsafe fn new(segments: &[(usize, usize)]) -> Result<Local> {
-        let context = Context::new()?;
+        let allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let region_of = |base: usize, len: usize| {
+            allocated
+                .iter()
+                .find(|r| r.base() as usize == base && r.len() == len)
+        };
+        let direct = segments
+            .iter()
+            .all(|&(base, len)| len == 0 || region_of(base, len).is_some());
+        let context = match allocated.first() {
+            Some(region) => region.context(),
+            None => Context::new()?,
+        };
         let target = Worker::new(&context)?;
         let (base, len) = segments[HEAP];
         // SAFETY: the caller's contract: the heap is mapped for the life of the process and
@@ -71,11 +125,11 @@ impl Local {
         target.receive_signals(signals)?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
-            regions.push(if len == 0 {
-                None
-            } else {
+            regions.push(match region_of(base, len) {
+                _ if len == 0 => None,
+                Some(r) if direct => Some(r.clone()),
                 // SAFETY: the caller's contract.
-                Some(unsafe { MemoryRegion::map(&context, base as *mut u8, len) }?)
+                _ => Some(unsafe { MemoryRegion::map(&context, base as *mut u8, len) }?),
             });
         }
         Ok(Local {

@@ -3,7 +3,10 @@
 //! Invariants: a [`RemoteKey`] holds an `Arc` of its endpoint, so it is destroyed before the
 //! endpoint is closed; every access is an offset into the peer's region `[base, base+len)` that
 //! the peer announced with the key, checked here (range, and natural alignment for atomics) before
-//! UCX sees an address. Blocking operations wait by progressing the endpoint's worker.
+//! UCX sees an address. Blocking operations wait by progressing the endpoint's worker. On a
+//! region UCX maps into this process (memory the peer's shared-memory memory domain allocated:
+//! `ucp_rkey_ptr`), puts, gets and atomics are the copies and CPU atomics UCX's shared-memory
+//! transports would make, made here without a call into UCX: complete when they return.
 
 use super::worker::{Endpoint, EndpointHandle, Request};
 use super::{Error, Result, check};
@@ -11,6 +14,7 @@ pub use crate::transport::AmoWord;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use ucx_sys::*;
 
 /// A peer's memory region, reachable through one endpoint.
@@ -18,6 +22,10 @@ pub struct RemoteKey {
     raw: ucp_rkey_h,
     base: u64,
     len: usize,
+    /// Where the region is mapped in this process when UCX reaches it with loads and stores
+    /// (`ucp_rkey_ptr` of its base: memory a shared-memory memory domain of the peer allocated),
+    /// else NULL.
+    mapped: *mut u8,
     endpoint: Arc<EndpointHandle>,
 }
 
@@ -47,10 +55,16 @@ impl Endpoint {
         check("ucp_ep_rkey_unpack", unsafe {
             ucp_ep_rkey_unpack(self.handle.raw, packed.as_ptr().cast(), &mut raw)
         })?;
+        let mut mapped = ptr::null_mut();
+        // SAFETY: the key was just unpacked; `base` is the peer's region's; mapped is writable.
+        if unsafe { ucp_rkey_ptr(raw, base, &mut mapped) } != UCS_OK {
+            mapped = ptr::null_mut();
+        }
         Ok(RemoteKey {
             raw,
             base,
             len,
+            mapped: mapped.cast(),
             endpoint: self.handle.clone(),
         })
     }
@@ -77,6 +91,15 @@ impl RemoteKey {
         Ok(address)
     }
 
+    /// Where the region's `offset` is mapped in this process, if UCX reaches the region with loads
+    /// and stores; `None` if UCX reaches it otherwise (a transport's RMA, or active messages).
+    #[cfg(test)]
+    pub fn local_ptr(&self, offset: usize) -> Option<*mut u8> {
+        self.address("ucp_rkey_ptr", offset, 0, 1).ok()?;
+        // SAFETY: `offset` is inside the region, which is mapped contiguously at `mapped`.
+        (!self.mapped.is_null()).then(|| unsafe { self.mapped.add(offset) })
+    }
+
     /// Copies `src` to `offset` of the region; returns when `src` may be reused (the data is at the
     /// target after a flush).
     #[cfg(test)]
@@ -98,6 +121,14 @@ impl RemoteKey {
     /// next flush of the worker or endpoint).
     pub unsafe fn put_nbi(&self, offset: usize, src: *const u8, len: usize) -> Result<Request> {
         let address = self.address("ucp_put_nbx", offset, len, 1)?;
+        if !self.mapped.is_null() {
+            // SAFETY: the range is inside the region (checked), mapped here for the key's life;
+            // src is readable (caller's contract). A copy as UCX's shared-memory put makes it.
+            unsafe { ptr::copy(src, self.mapped.add(offset), len) };
+            // The stores come before whatever this PE writes next (a signal, a flag).
+            fence(Ordering::Release);
+            return self.endpoint.worker.request("ucp_put_nbx", ptr::null_mut());
+        }
         let param = ucp_request_param_t::default();
         // SAFETY: endpoint and key are live; src is valid until completion (caller's contract);
         // the remote range was checked against the region.
@@ -121,6 +152,14 @@ impl RemoteKey {
     /// next flush of the worker or endpoint).
     pub unsafe fn get_nbi(&self, offset: usize, dst: *mut u8, len: usize) -> Result<Request> {
         let address = self.address("ucp_get_nbx", offset, len, 1)?;
+        if !self.mapped.is_null() {
+            // What this PE read before (a flag it waited for) comes before the copy.
+            fence(Ordering::Acquire);
+            // SAFETY: the range is inside the region (checked), mapped here for the key's life;
+            // dst is writable (caller's contract).
+            unsafe { ptr::copy(self.mapped.add(offset), dst, len) };
+            return self.endpoint.worker.request("ucp_get_nbx", ptr::null_mut());
+        }
         let param = ucp_request_param_t::default();
         // SAFETY: endpoint and key are live; dst is valid until completion (caller's contract);
         // the remote range was checked against the region.
@@ -149,6 +188,11 @@ impl RemoteKey {
     ) -> Result<()> {
         let size = std::mem::size_of::<T>();
         let address = self.address("ucp_atomic_op_nbx", offset, size, size)?;
+        if !self.mapped.is_null() {
+            // SAFETY: the word is inside the region and aligned (checked above).
+            unsafe { self.cpu_atomic(op, offset, operand, reply) };
+            return Ok(());
+        }
         let mut param = ucp_request_param_t {
             op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE,
             datatype: ucp_dt_make_contig(size),
@@ -181,6 +225,62 @@ impl RemoteKey {
         let mut old = operand;
         self.atomic(op, offset, operand, Some(&mut old))?;
         Ok(old)
+    }
+
+    /// [`RemoteKey::atomic`] on a region mapped here ([`RemoteKey::mapped`]): the CPU atomic on the
+    /// mapping, as UCX's shared-memory transports make it (the same instructions, so atomic with
+    /// theirs and with the target's own), without a call into UCX. Also what keeps the fetching
+    /// AND, OR and XOR right: UCX 1.13's shared-memory transports apply those with the old value
+    /// as the operand (the word stays as it was, or becomes 0 for XOR, while the old value comes
+    /// back right; Open MPI's OSHMEM over them shows the same).
+    ///
+    /// # Safety
+    /// The word at `offset` is inside the region and aligned to its size.
+    unsafe fn cpu_atomic<T: AmoWord>(
+        &self,
+        op: ucp_atomic_op_t,
+        offset: usize,
+        operand: T,
+        reply: Option<&mut T>,
+    ) {
+        macro_rules! apply {
+            ($atomic:ty, $word:ty) => {{
+                // SAFETY: the caller's word, mapped here for the key's life; peers update it
+                // only atomically. T is $word (the AmoWord of its size).
+                let word = unsafe { <$atomic>::from_ptr(self.mapped.add(offset).cast()) };
+                // SAFETY: T is $word, as above.
+                let value: $word = unsafe { std::mem::transmute_copy(&operand) };
+                let new: $word = match &reply {
+                    // SAFETY: as above.
+                    Some(r) => unsafe { std::mem::transmute_copy(&**r) },
+                    None => 0,
+                };
+                let old = match op {
+                    UCP_ATOMIC_OP_ADD => word.fetch_add(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_AND => word.fetch_and(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_OR => word.fetch_or(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_XOR => word.fetch_xor(value, Ordering::SeqCst),
+                    UCP_ATOMIC_OP_SWAP => word.swap(value, Ordering::SeqCst),
+                    // UCP_ATOMIC_OP_CSWAP (the one op left): compare with the operand, store the
+                    // reply's value.
+                    _ => {
+                        match word.compare_exchange(value, new, Ordering::SeqCst, Ordering::SeqCst)
+                        {
+                            Ok(old) | Err(old) => old,
+                        }
+                    }
+                };
+                if let Some(r) = reply {
+                    // SAFETY: as above.
+                    *r = unsafe { std::mem::transmute_copy(&old) };
+                }
+            }};
+        }
+        if size_of::<T>() == 4 {
+            apply!(AtomicU32, u32)
+        } else {
+            apply!(AtomicU64, u64)
+        }
     }
 
     /// Adds `value` to the word; returns the old value.

@@ -28,6 +28,8 @@ const WORD32: usize = 8200;
 struct SharedBuffer {
     ptr: *mut u8,
     layout: Layout,
+    /// Whether the buffer is this allocation's (false: a view of memory someone else releases).
+    owned: bool,
 }
 
 impl SharedBuffer {
@@ -36,7 +38,20 @@ impl SharedBuffer {
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         assert!(!ptr.is_null());
-        SharedBuffer { ptr, layout }
+        SharedBuffer {
+            ptr,
+            layout,
+            owned: true,
+        }
+    }
+
+    /// A view of `len` bytes at `ptr` (page aligned, zeroed) that the caller keeps mapped.
+    fn view(ptr: *mut u8, len: usize) -> SharedBuffer {
+        SharedBuffer {
+            ptr,
+            layout: Layout::from_size_align(len, 4096).unwrap(),
+            owned: false,
+        }
     }
 
     fn bytes(&self, offset: usize, len: usize) -> Vec<u8> {
@@ -70,8 +85,10 @@ impl SharedBuffer {
 
 impl Drop for SharedBuffer {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in new.
-        unsafe { dealloc(self.ptr, self.layout) }
+        if self.owned {
+            // SAFETY: allocated with this layout in new.
+            unsafe { dealloc(self.ptr, self.layout) }
+        }
     }
 }
 
@@ -321,6 +338,115 @@ fn bad_settings_are_errors() {
         error.to_string(),
         "ucp_config_modify (NUL in a setting): Invalid parameter"
     );
+}
+
+/// `len` bytes of address space (`PROT_NONE`), as the runtime reserves the heap's.
+fn reserve(len: usize) -> *mut u8 {
+    // SAFETY: reserving fresh address space, touching nothing that exists.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED);
+    p.cast()
+}
+
+/// Memory UCX allocated at a fixed address (the heap's under `SHMEM_TRANSPORT=ucx`) is reached
+/// by a peer's shared-memory transports directly: the peer's key maps it (`ucp_rkey_ptr`), and
+/// puts, gets and atomics land while the target's worker is not progressed at all. Memory the
+/// library mapped itself and registered (what the heap was before) is not: the control.
+#[test]
+fn allocated_memory_is_reached_directly_over_shared_memory() {
+    let owner = Context::with_config(&[SHARED_MEMORY[0], network::ALLOC_PRIO]).unwrap();
+    let target = Worker::new(&owner).unwrap();
+    let progress = ProgressThread::spawn(&target).unwrap();
+    let at = reserve(LEN);
+    // SAFETY: `at..at+LEN` is the reservation just made; the memory is read below only through
+    // volatile loads and atomics, and dropped after the peer's last access.
+    let region = unsafe { MemoryRegion::allocate_at(&owner, at, LEN) }.unwrap();
+    assert_eq!((region.base(), region.len()), (at, LEN));
+    let registered = SharedBuffer::new(LEN);
+    let control = registered.map(&owner);
+
+    // The peer: a context of its own, as another process would have.
+    let peer = Context::with_config(SHARED_MEMORY).unwrap();
+    let initiator = Worker::new(&peer).unwrap();
+    let address = target.address().unwrap();
+    // SAFETY: the address and the packed keys come from UCX just above; the ranges are theirs.
+    let endpoint = unsafe { initiator.connect(&address) }.unwrap();
+    // SAFETY: as above.
+    let rkey =
+        unsafe { endpoint.unpack_rkey(&region.pack_rkey().unwrap(), at as u64, LEN) }.unwrap();
+    // SAFETY: as above.
+    let control_key =
+        unsafe { endpoint.unpack_rkey(&control.pack_rkey().unwrap(), registered.ptr as u64, LEN) }
+            .unwrap();
+    endpoint.flush().unwrap();
+    assert!(
+        control_key.local_ptr(0).is_none(),
+        "registered memory is not mapped by the peer's key"
+    );
+    let mapped = rkey
+        .local_ptr(WORD64)
+        .expect("the peer's key maps the memory UCX allocated");
+
+    // Nobody progresses the target from here on.
+    progress.stop().unwrap();
+    let word = |offset: usize| {
+        // SAFETY: aligned and inside the allocation; an atomic load since the peer updates it.
+        unsafe { AtomicU64::from_ptr(at.add(offset).cast()) }.load(Ordering::SeqCst)
+    };
+    // SAFETY: `mapped` is the peer's view of the region's word at WORD64, aligned.
+    unsafe { AtomicU64::from_ptr(mapped.cast()) }.store(41, Ordering::SeqCst);
+    assert_eq!(word(WORD64), 41, "a store through the peer's mapping lands");
+    assert_eq!(rkey.fetch_add(WORD64, 1u64).unwrap(), 41);
+    let data = pattern(3, DATA_LEN);
+    rkey.put(DATA, &data).unwrap();
+    endpoint.flush().unwrap();
+    let mut back = vec![0u8; DATA_LEN];
+    rkey.get(DATA, &mut back).unwrap();
+    assert_eq!(back, data);
+    assert_eq!(word(WORD64), 42);
+    // Every operation and atomic of this layer, values checked exactly (the fetching and, or and
+    // xor as CPU atomics on the peer's mapping).
+    rkey.put(DATA, &vec![0; DATA_LEN]).unwrap();
+    rkey.set(WORD64, 0u64).unwrap();
+    endpoint.flush().unwrap();
+    exercise(&rkey, &endpoint, &initiator, &SharedBuffer::view(at, LEN));
+    report_round_trips(
+        "sm,self, memory UCX allocated, target not progressed",
+        &rkey,
+        &endpoint,
+    );
+
+    // Teardown with the target progressed again (the endpoint's close tells it).
+    let progress = ProgressThread::spawn(&target).unwrap();
+    drop((rkey, control_key));
+    drop(endpoint);
+    drop((region, control));
+    progress.stop().unwrap();
+}
+
+/// Without a shared-memory memory domain (TCP only) UCX does not allocate at a fixed address: the
+/// runtime then maps the heap itself, as before.
+#[test]
+fn no_fixed_allocation_over_tcp_only() {
+    let context = Context::with_config(&[TCP[0], TCP[1], network::ALLOC_PRIO]).unwrap();
+    let at = reserve(LEN);
+    // SAFETY: `at..at+LEN` is the reservation just made.
+    let refused = unsafe { MemoryRegion::allocate_at(&context, at, LEN) };
+    assert!(
+        refused.is_err(),
+        "UCX allocated without a shared-memory domain"
+    );
+    // SAFETY: the reservation, untouched by the refused allocation.
+    unsafe { libc::munmap(at.cast(), LEN) };
 }
 
 // ---- Two processes over TCP loopback -----------------------------------------------------------
