@@ -274,9 +274,12 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<Request> {
+        let key = self.rkey(pe, seg)?;
         // SAFETY: forwarded contract.
-        let request = unsafe { self.rkey(pe, seg)?.put_nbi(offset, src, len) };
-        self.puts.fetch_add(1, Ordering::Release);
+        let request = unsafe { key.put_nbi(offset, src, len) };
+        if !key.completes_at_once() {
+            self.puts.fetch_add(1, Ordering::Release);
+        }
         request
     }
 
@@ -345,6 +348,9 @@ impl Lane {
 
     /// Orders every operation issued before after those issued after (`shmem_fence`).
     pub fn fence(&self) -> Result<()> {
+        // The copies made directly into mapped peers (which may be non-temporal) before what
+        // follows.
+        std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
         self.worker.fence()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
@@ -356,6 +362,10 @@ impl Lane {
     /// complete (every other operation completes before it returns), and no flush goes out: a
     /// barrier after a barrier costs no round trip.
     pub fn quiet(&self) -> Result<()> {
+        // The copies made directly into mapped peers are complete once this thread's stores are
+        // visible: a full fence (large copies may be non-temporal). They are not counted in
+        // `puts`, so they need no flush.
+        std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
         let gets = std::mem::take(&mut *self.gets.lock().unwrap_or_else(|e| e.into_inner()));
         if gets.is_empty() && self.quieted.load(Ordering::Acquire) == issued {

@@ -150,8 +150,11 @@ impl transport::Network for Network {
                 Rmw::Or => k.or(off, value),
                 Rmw::Xor => k.xor(off, value),
             };
-            // Like a put: a later get or fetching atomic of this lane fences behind it.
-            lane.note_write();
+            // Like a put: a later get or fetching atomic of this lane fences behind it, a quiet
+            // flushes for it (neither is needed for a CPU atomic on a mapped peer).
+            if !k.completes_at_once() {
+                lane.note_write();
+            }
             sent?;
             Ok(value)
         }

@@ -91,6 +91,14 @@ impl RemoteKey {
         Ok(address)
     }
 
+    /// Whether an access through this key is complete when its call returns: the region is
+    /// mapped here and the access was this thread's own copy or CPU atomic (visible to the peer
+    /// after a memory fence), so a quiet has nothing to flush for it.
+    #[inline]
+    pub fn completes_at_once(&self) -> bool {
+        !self.mapped.is_null()
+    }
+
     /// Where the region's `offset` is mapped in this process, if UCX reaches the region with loads
     /// and stores; `None` if UCX reaches it otherwise (a transport's RMA, or active messages).
     #[cfg(test)]
