@@ -9,6 +9,8 @@
  *   broadcast   shmem_broadcastmem on SHMEM_TEAM_WORLD from PE 0, BYTES bytes (default 8)
  *   reduce      shmem_long_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 longs (default one)
  *   dreduce     shmem_double_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 doubles (default one)
+ *   fcollect    shmem_fcollectmem on SHMEM_TEAM_WORLD, BYTES / npes bytes from each PE (at least
+ *               8), so that every PE receives about BYTES
  * Every PE checks every element of each result (a wrong one ends the job with status 1); PE 0
  * prints
  *   counts: COLLECTIVE ITERATIONS us-per-call
@@ -56,6 +58,16 @@ static void one(const char *what, long i, int me, int npes) {
             long expected = (i * 1000 + (long)k) * npes + (long)npes * (npes - 1) / 2;
             if (ldst[k] != expected) fail(what, i, (long)k, (double)expected, (double)ldst[k]);
         }
+    } else if (strcmp(what, "fcollect") == 0) {
+        size_t each = bytes / (size_t)npes < 8 ? 8 : bytes / (size_t)npes;
+        for (size_t k = 0; k < each; k++) bsrc[k] = (unsigned char)(i + me * 3 + (long)k);
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, bdst, bsrc, each);
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < each; k++) {
+                unsigned char want = (unsigned char)(i + pe * 3 + (long)k);
+                if (bdst[(size_t)pe * each + k] != want)
+                    fail(what, i, (long)((size_t)pe * each + k), want, bdst[(size_t)pe * each + k]);
+            }
     } else if (strcmp(what, "dreduce") == 0) {
         /* Small integers: the sum is exact in any order of combination. */
         for (size_t k = 0; k < n; k++) dsrc[k] = (double)(i + me + (long)(k % 1000));
@@ -68,11 +80,11 @@ static void one(const char *what, long i, int me, int npes) {
 }
 
 int main(int argc, char **argv) {
-    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce"};
+    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce", "fcollect"};
     int known = 0;
-    for (int k = 0; argc >= 3 && k < 5; k++) known |= strcmp(argv[1], names[k]) == 0;
+    for (int k = 0; argc >= 3 && k < 6; k++) known |= strcmp(argv[1], names[k]) == 0;
     if ((argc != 3 && argc != 4) || !known) {
-        fprintf(stderr, "usage: %s none|barrier|broadcast|reduce|dreduce ITERATIONS [BYTES]\n",
+        fprintf(stderr, "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect ITERATIONS [BYTES]\n",
                 argv[0]);
         return 2;
     }
@@ -81,8 +93,8 @@ int main(int argc, char **argv) {
     if (bytes < 8) bytes = 8;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    bsrc = shmem_malloc(bytes);
-    bdst = shmem_malloc(bytes);
+    bsrc = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
+    bdst = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
     lsrc = shmem_malloc(bytes);
     ldst = shmem_malloc(bytes);
     dsrc = shmem_malloc(bytes);

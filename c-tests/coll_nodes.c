@@ -1,11 +1,11 @@
 // pes: 1 2 3 4 5 8
 // timeout: 240
-// Broadcasts and reductions at the sizes where a team on several nodes changes algorithm (the
-// leaders' binomial tree below 16 KiB, scatter or reduce-scatter then all-gather among the node
-// leaders above, when every leader gets 1 KiB or more): element counts on both sides of the
-// threshold and primes that no team size divides, on the world, on the odd PEs and on every third
-// PE (other node shapes under scripts/netns-hosts), in place and out of place, from several roots,
-// and through the deprecated active-set forms. Every element is checked:
+// Broadcasts, reductions and fcollect at the sizes where a team on several nodes changes algorithm
+// (the leaders' binomial tree, or scatter or reduce-scatter then all-gather among the node leaders
+// from 4 leaders and 32 KiB per leader up: 128 KiB, 16384 longs, at 4 nodes): element counts on
+// both sides of that threshold and a prime that no team size divides, on the world, on the odd PEs
+// and on every third PE (other node shapes under scripts/netns-hosts), in place and out of place,
+// from several roots, and through the deprecated active-set forms. Every element is checked:
 // - long sums and broadcasts exactly;
 // - double sums of small multiples of 1/4, exact in any order of combination, exactly;
 // - double sums of values whose rounding depends on the order: the spec promises an associative
@@ -25,15 +25,15 @@ static long psync[SHMEM_REDUCE_SYNC_SIZE], psync_bcast[SHMEM_BCAST_SYNC_SIZE];
 /* pWrk: max(nreduce / 2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements. */
 static long pwrk_l[MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static double pwrk_d[MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
-/* Element counts: one, below 16 KiB of longs, 16 KiB exactly, just above, and a large prime. */
-static const int sizes[] = {1, 2000, 2048, 2049, 7919, MAXN};
+/* Element counts: one, small, just below and at 128 KiB of longs, and a large prime. */
+static const int sizes[] = {1, 2049, 16383, 16384, MAXN};
 
 static double magnitude(double x) { return x < 0 ? -x : x; }
 static long lval(int i, int k) { return (long)((i * 7919 + k * 31) % 10007) - 5000; }
 static double exact(int i, int k) { return (double)((i * 13 + k) % 1024) * 0.25; }
 static double inexact(int i, int k) { return 1.0 / (double)(i + 3) + (double)(k % 97) * 0.1; }
 
-static long *ls, *ld;
+static long *ls, *ld, *fd;
 static double *ds, *dd, *db;
 static unsigned char *bs, *bd;
 
@@ -129,6 +129,22 @@ static void broadcasts(shmem_team_t t, const char *team, int n)
     }
 }
 
+/* fcollect of n / size + 1 longs from each PE (the destination holds MAXN + size longs). */
+static void fcollects(shmem_team_t t, const char *team, int n)
+{
+    int size = shmem_team_n_pes(t), i = shmem_team_my_pe(t);
+    int each = n / size + 1;
+    for (int k = 0; k < each; k++)
+        ls[k] = lval(i, k) * 3 + i;
+    for (int k = 0; k < each * size; k++)
+        fd[k] = -9;
+    shmem_long_fcollect(t, fd, ls, (size_t)each);
+    for (int j = 0; j < size; j++)
+        for (int k = 0; k < each; k++)
+            CHECK(fd[j * each + k] == lval(j, k) * 3 + j, "%s n %d fcollect [%d] = %ld, expected %ld",
+                  team, n, j * each + k, fd[j * each + k], lval(j, k) * 3 + j);
+}
+
 /* The deprecated forms on the active set of all PEs: the root's destination stays untouched. */
 static void active_set(int n)
 {
@@ -181,12 +197,13 @@ int main(void)
         psync_bcast[k] = SHMEM_SYNC_VALUE;
     ls = shmem_malloc(MAXN * sizeof(long));
     ld = shmem_malloc(MAXN * sizeof(long));
+    fd = shmem_malloc((MAXN + (size_t)npes) * sizeof(long));
     ds = shmem_malloc(MAXN * sizeof(double));
     dd = shmem_malloc(MAXN * sizeof(double));
     db = shmem_malloc(MAXN * sizeof(double));
     bs = shmem_malloc(MAXN * sizeof(long) + 3);
     bd = shmem_malloc(MAXN * sizeof(long) + 3);
-    if (!ls || !ld || !ds || !dd || !db || !bs || !bd) {
+    if (!ls || !ld || !fd || !ds || !dd || !db || !bs || !bd) {
         fprintf(stderr, "[PE %d] coll_nodes: shmem_malloc failed\n", me);
         shmem_global_exit(1);
     }
@@ -200,13 +217,16 @@ int main(void)
         int n = sizes[s];
         reductions(SHMEM_TEAM_WORLD, "world", n);
         broadcasts(SHMEM_TEAM_WORLD, "world", n);
+        fcollects(SHMEM_TEAM_WORLD, "world", n);
         if (odd != SHMEM_TEAM_INVALID) {
             reductions(odd, "odd", n);
             broadcasts(odd, "odd", n);
+            fcollects(odd, "odd", n);
         }
         if (third != SHMEM_TEAM_INVALID) {
             reductions(third, "third", n);
             broadcasts(third, "third", n);
+            fcollects(third, "third", n);
         }
         shmem_barrier_all();
         active_set(n);
@@ -218,6 +238,7 @@ int main(void)
 
     shmem_free(ls);
     shmem_free(ld);
+    shmem_free(fd);
     shmem_free(ds);
     shmem_free(dd);
     shmem_free(db);

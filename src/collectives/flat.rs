@@ -293,6 +293,10 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         p.finish();
         return;
     }
+    // SAFETY: forwarded.
+    if unsafe { super::ring::fcollect(c, dest, source, nbytes) } {
+        return;
+    }
     c.enter();
     for i in stagger(c.me(), c.size()) {
         let src = c.peer("source", source as usize, nbytes, i, (0, nbytes));

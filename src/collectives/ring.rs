@@ -1,8 +1,10 @@
-//! Large broadcasts and reductions for groups on more than one node: shared memory inside each
-//! node, and among the `L` node leaders a scatter (or reduce-scatter) then an all-gather by
-//! chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len` (reduction)
-//! whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child on each of
-//! `ceil(log2 L)` levels (`node` elects the leaders and signals).
+//! Large broadcasts and reductions, and fcollect, for groups on more than one node: shared memory
+//! inside each node, and among the `L` node leaders a scatter (or reduce-scatter) then an
+//! all-gather by chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len`
+//! (reduction) whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child
+//! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect gathers
+//! each node's blocks at its leader, which fetches the other nodes' from their leaders
+//! ([`fcollect`]).
 //!
 //! The data is cut into `L` chunks ([`split::chunk`]); leader `k` (in node order) owns chunk `k`.
 //! - reduction: each leader combines its node's sources in member order into its node's partial
@@ -31,25 +33,30 @@
 
 use super::call::{Coll, Combine};
 use super::node::{self, Layout, Sig, Word};
-use super::split::{self, MIN_CHUNK, chunk};
+use super::split::{self, chunk};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
 
-/// Below this many bytes a call across nodes takes the tree: its `ceil(log2 L)` hops cost less
-/// than the extra `2 (L - 1)` messages.
-pub const RING_MIN: usize = 16 * 1024;
+/// The fewest leaders for which this path takes a broadcast or reduction: with 2 or 3 the tree's
+/// root moves `len` or `2 len`, no more than here, in fewer messages.
+pub const RING_LEADERS: usize = 4;
 
-/// Whether a call of `len` bytes over `leaders` node leaders takes this path.
+/// The smallest chunk (bytes per leader) for which this path takes a broadcast or reduction: below
+/// it the `2 (L - 1)` messages cost more than the tree's `ceil(log2 L) - 2` extra copies of the
+/// data on the busiest link (measured under `scripts/netns-hosts`, bench/README.md).
+pub const RING_CHUNK: usize = 32 * 1024;
+
+/// Whether a broadcast or reduction of `len` bytes over `leaders` node leaders takes this path.
 pub fn takes(len: usize, leaders: usize) -> bool {
-    leaders >= 2 && len >= RING_MIN.max(leaders * MIN_CHUNK)
+    leaders >= RING_LEADERS && len >= leaders * RING_CHUNK
 }
 
 /// The layout for a call of `len` bytes into `dest`, if this path takes it.
 fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
-    if len < RING_MIN || c.w.locate(dest, len).is_none() {
+    if len < RING_LEADERS * RING_CHUNK || c.w.locate(dest, len).is_none() {
         return None;
     }
     node::layout(c.w, &c.g.members, root).filter(|l| takes(len, l.leaders.len()))
@@ -298,17 +305,92 @@ pub unsafe fn broadcast(
     true
 }
 
+/// `fcollect` over a group on several nodes (true), or false if another algorithm should run:
+/// each leader copies its node's blocks into its destination, and after the leaders' barrier
+/// (`ready`) fetches every other node's blocks from that node's leader, one get per run of
+/// consecutive members on one node (one per node for members placed by blocks), so each leader
+/// receives the other nodes' `(N - P) * nbytes` bytes once, and its node's members none.
+///
+/// # Safety
+/// As `flat::fcollect`.
+pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+    let m = &c.g.members;
+    let total = m.size * nbytes;
+    if nbytes == 0 || c.w.locate(dest as usize, total).is_none() {
+        return false;
+    }
+    let Some(l) = node::layout(c.w, m, None) else {
+        return false;
+    };
+    let [local, ready, done] = signals(c);
+    if m.me != l.leader() {
+        local.tell(m.world(l.leader()), Word::Arrive);
+        local.hear(m.world(l.leader()), Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        local.hear(m.world(i), Word::Arrive);
+    }
+    for &i in l.locals.iter().chain([&m.me]) {
+        let view = c.peer("source", source as usize, nbytes, i, (0, nbytes));
+        // SAFETY: the view holds `nbytes`; block `i` of our destination is in `total`.
+        unsafe { shm::copy(dest.add(i * nbytes), view.addr() as *const u8, nbytes) };
+    }
+    shm::order();
+    node::disseminate(&ready, &l, m);
+    // Each member's node, as an index into the leaders.
+    let node_of: Vec<usize> = {
+        let ids: Vec<usize> = l.leaders.iter().map(|&k| c.w.nodes[m.world(k)]).collect();
+        (0..m.size)
+            .map(|i| {
+                let id = c.w.nodes[m.world(i)];
+                ids.iter().position(|&x| x == id).unwrap_or(l.node)
+            })
+            .collect()
+    };
+    let mut i = 0;
+    while i < m.size {
+        let k = node_of[i];
+        let mut end = i + 1;
+        while end < m.size && node_of[end] == k {
+            end += 1;
+        }
+        if k != l.node {
+            // SAFETY: blocks `i..end` of our destination are written by nobody else in this call
+            // and read only after the quiet below; leader k's hold its node's blocks since `ready`.
+            unsafe {
+                fetch(
+                    c,
+                    "dest",
+                    l.leaders[k],
+                    dest as usize,
+                    total,
+                    i * nbytes,
+                    dest.add(i * nbytes),
+                    (end - i) * nbytes,
+                )
+            };
+        }
+        i = end;
+    }
+    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    node::disseminate(&done, &l, m);
+    // SAFETY: our destination holds every block now.
+    unsafe { release(c, &local, &l, dest as usize, dest, total) };
+    true
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{RING_MIN, takes};
-    use crate::collectives::split::MIN_CHUNK;
+    use super::{RING_CHUNK, RING_LEADERS, takes};
 
     #[test]
-    fn small_calls_and_one_node_take_the_tree() {
-        assert!(!takes(RING_MIN - 1, 4));
+    fn small_calls_and_few_nodes_take_the_tree() {
         assert!(!takes(1 << 30, 1));
-        assert!(takes(RING_MIN, 2));
-        assert!(!takes(64 * MIN_CHUNK - 1, 64));
-        assert!(takes(64 * MIN_CHUNK, 64));
+        assert!(!takes(1 << 30, RING_LEADERS - 1));
+        assert!(!takes(RING_LEADERS * RING_CHUNK - 1, RING_LEADERS));
+        assert!(takes(RING_LEADERS * RING_CHUNK, RING_LEADERS));
+        assert!(!takes(64 * RING_CHUNK - 1, 64));
+        assert!(takes(64 * RING_CHUNK, 64));
     }
 }
