@@ -60,9 +60,7 @@ fn links(n: usize, root: usize, k: usize) -> (Option<Link>, Vec<Link>) {
 
 /// The layout for a tree call of `len` bytes into `dest`, if the tree algorithms take it.
 fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
-    if c.w.locate(dest, len.max(1)).is_none() {
-        return None;
-    }
+    c.w.locate(dest, len.max(1))?;
     node::layout(c.w, &c.g.members, root)
         .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && !ring::takes(len, l.leaders.len()))
 }
