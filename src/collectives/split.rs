@@ -1,6 +1,8 @@
 //! Collectives for groups that reach some member over UCX, where the flat algorithms would move
 //! too much: a flat reduction has every member fetch every member's whole source (`size * len`
-//! bytes each), and a flat broadcast has every member fetch the whole source from the root.
+//! bytes each), and a flat broadcast has every member fetch the whole source from the root. Groups
+//! on several nodes take the node leaders' algorithms of `collectives::ring` and `tree` first, so
+//! this one runs only where those decline (with `SHMEM_NODE_AWARE=0`, for example).
 //!
 //! Both split the data into one chunk per member:
 //! - reduction (reduce-scatter, then all-gather by push): member `m` fetches chunk `m` of every
