@@ -1,17 +1,22 @@
-/* counts.c: one collective, repeated, for counting its network messages per PE (bench/counts).
+/* counts.c: one collective, repeated, for counting its network messages and bytes per PE
+ * (bench/counts).
  *
- *   counts COLLECTIVE ITERATIONS
+ *   counts COLLECTIVE ITERATIONS [BYTES]
  *
  * COLLECTIVE is one of
  *   none        nothing between shmem_init and shmem_finalize (the baseline of the others)
  *   barrier     shmem_barrier_all
- *   broadcast   shmem_broadcastmem on SHMEM_TEAM_WORLD from PE 0, 8 bytes
- *   reduce      shmem_long_sum_reduce on SHMEM_TEAM_WORLD, one long (8 bytes)
- * Every PE checks each result (a wrong one ends the job with status 1); PE 0 prints
+ *   broadcast   shmem_broadcastmem on SHMEM_TEAM_WORLD from PE 0, BYTES bytes (default 8)
+ *   reduce      shmem_long_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 longs (default one)
+ *   dreduce     shmem_double_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 doubles (default one)
+ *   fcollect    shmem_fcollectmem on SHMEM_TEAM_WORLD, BYTES / npes bytes from each PE (at least
+ *               8), so that every PE receives about BYTES
+ * Every PE checks every element of each result (a wrong one ends the job with status 1); PE 0
+ * prints
  *   counts: COLLECTIVE ITERATIONS us-per-call
- * Run under SHMEM_COUNTS=1, every PE prints its network operations at shmem_finalize: the counts
- * of a run less those of `none` at the same shape, divided by ITERATIONS, are the messages of one
- * call. The first call is not timed (it connects what the later ones use).
+ * Run under SHMEM_COUNTS=1, every PE prints its network operations and bytes at shmem_finalize:
+ * the counts of a run less those of `none` at the same shape, divided by ITERATIONS, are those of
+ * one call. The first call is not timed (it connects what the later ones use).
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -19,47 +24,85 @@
 #include <string.h>
 #include <time.h>
 
-static long src, dst;
-static unsigned char bsrc[8], bdst[8];
-
 static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static void fail(const char *what, long i, long expected, long got) {
-    fprintf(stderr, "counts: PE %d: %s call %ld: expected %ld, got %ld\n", shmem_my_pe(), what, i,
-            expected, got);
+static void fail(const char *what, long i, long k, double expected, double got) {
+    fprintf(stderr, "counts: PE %d: %s call %ld element %ld: expected %.17g, got %.17g\n",
+            shmem_my_pe(), what, i, k, expected, got);
     shmem_global_exit(1);
 }
 
+static size_t bytes;
+static unsigned char *bsrc, *bdst;
+static long *lsrc, *ldst;
+static double *dsrc, *ddst;
+
 static void one(const char *what, long i, int me, int npes) {
+    size_t n = bytes / 8;
     if (strcmp(what, "barrier") == 0) {
         shmem_barrier_all();
     } else if (strcmp(what, "broadcast") == 0) {
         if (me == 0)
-            for (int k = 0; k < 8; k++) bsrc[k] = (unsigned char)(i + k);
-        shmem_broadcastmem(SHMEM_TEAM_WORLD, bdst, bsrc, 8, 0);
-        for (int k = 0; k < 8; k++)
-            if (bdst[k] != (unsigned char)(i + k)) fail(what, i, (unsigned char)(i + k), bdst[k]);
+            for (size_t k = 0; k < bytes; k++) bsrc[k] = (unsigned char)(i + k);
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, bdst, bsrc, bytes, 0);
+        for (size_t k = 0; k < bytes; k++)
+            if (bdst[k] != (unsigned char)(i + k)) fail(what, i, (long)k, (unsigned char)(i + k), bdst[k]);
     } else if (strcmp(what, "reduce") == 0) {
-        src = i * 1000 + me;
-        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
-        long expected = i * 1000 * npes + (long)npes * (npes - 1) / 2;
-        if (dst != expected) fail(what, i, expected, dst);
+        for (size_t k = 0; k < n; k++) lsrc[k] = i * 1000 + me + (long)k;
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, n);
+        for (size_t k = 0; k < n; k++) {
+            long expected = (i * 1000 + (long)k) * npes + (long)npes * (npes - 1) / 2;
+            if (ldst[k] != expected) fail(what, i, (long)k, (double)expected, (double)ldst[k]);
+        }
+    } else if (strcmp(what, "fcollect") == 0) {
+        size_t each = bytes / (size_t)npes < 8 ? 8 : bytes / (size_t)npes;
+        for (size_t k = 0; k < each; k++) bsrc[k] = (unsigned char)(i + me * 3 + (long)k);
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, bdst, bsrc, each);
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < each; k++) {
+                unsigned char want = (unsigned char)(i + pe * 3 + (long)k);
+                if (bdst[(size_t)pe * each + k] != want)
+                    fail(what, i, (long)((size_t)pe * each + k), want, bdst[(size_t)pe * each + k]);
+            }
+    } else if (strcmp(what, "dreduce") == 0) {
+        /* Small integers: the sum is exact in any order of combination. */
+        for (size_t k = 0; k < n; k++) dsrc[k] = (double)(i + me + (long)(k % 1000));
+        shmem_double_sum_reduce(SHMEM_TEAM_WORLD, ddst, dsrc, n);
+        for (size_t k = 0; k < n; k++) {
+            double expected = (double)((i + (long)(k % 1000)) * npes + (long)npes * (npes - 1) / 2);
+            if (ddst[k] != expected) fail(what, i, (long)k, expected, ddst[k]);
+        }
     }
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 || (strcmp(argv[1], "none") && strcmp(argv[1], "barrier") &&
-                      strcmp(argv[1], "broadcast") && strcmp(argv[1], "reduce"))) {
-        fprintf(stderr, "usage: %s none|barrier|broadcast|reduce ITERATIONS\n", argv[0]);
+    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce", "fcollect"};
+    int known = 0;
+    for (int k = 0; argc >= 3 && k < 6; k++) known |= strcmp(argv[1], names[k]) == 0;
+    if ((argc != 3 && argc != 4) || !known) {
+        fprintf(stderr, "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect ITERATIONS [BYTES]\n",
+                argv[0]);
         return 2;
     }
     long iters = atol(argv[2]);
+    bytes = argc == 4 ? (size_t)atol(argv[3]) : 8;
+    if (bytes < 8) bytes = 8;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
+    bsrc = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
+    bdst = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
+    lsrc = shmem_malloc(bytes);
+    ldst = shmem_malloc(bytes);
+    dsrc = shmem_malloc(bytes);
+    ddst = shmem_malloc(bytes);
+    if (!bsrc || !bdst || !lsrc || !ldst || !dsrc || !ddst) {
+        fprintf(stderr, "counts: PE %d: shmem_malloc of %zu bytes failed\n", me, bytes);
+        shmem_global_exit(1);
+    }
     double t = 0;
     if (strcmp(argv[1], "none") != 0 && iters > 0) {
         one(argv[1], 0, me, npes);

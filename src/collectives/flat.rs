@@ -103,6 +103,10 @@ pub unsafe fn broadcast(
     to_root: bool,
 ) {
     // SAFETY: forwarded.
+    if unsafe { super::ring::broadcast(c, dest, source, nbytes, root, to_root) } {
+        return;
+    }
+    // SAFETY: forwarded.
     if unsafe { super::tree::broadcast(c, dest, source, nbytes, root, to_root) } {
         return;
     }
@@ -287,6 +291,10 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             };
         });
         p.finish();
+        return;
+    }
+    // SAFETY: forwarded.
+    if unsafe { super::ring::fcollect(c, dest, source, nbytes) } {
         return;
     }
     c.enter();
@@ -645,9 +653,9 @@ unsafe fn fold<T: Copy>(
     drop(tmp);
 }
 
-/// Reduction: every member's `dest` gets the combination of all members' sources; `any_order`
-/// says that `combine` gives the same bits in any order (integers), so that members on several
-/// nodes may combine along a tree ([`super::tree`]).
+/// Reduction: every member's `dest` gets the combination of all members' sources. On one node
+/// (or with `SHMEM_NODE_AWARE=0`) in member order; on several nodes in the fixed order of
+/// [`super::ring`] (large) or [`super::tree`] (small), the same on every member.
 ///
 /// # Safety
 /// As `fold`.
@@ -658,10 +666,13 @@ pub unsafe fn reduce<T: Copy>(
     n: usize,
     zero: T,
     combine: Combine<T>,
-    any_order: bool,
 ) {
     // SAFETY: forwarded.
-    if any_order && unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
+    if unsafe { super::ring::reduce(c, dest, source, n, zero, combine) } {
+        return;
+    }
+    // SAFETY: forwarded.
+    if unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
         return;
     }
     if c.chunked(dest as usize, n * size_of::<T>()) {

@@ -12,7 +12,11 @@
 //! [`split`] divides the work into one chunk per member.
 //! A group on more than one node is node-aware ([`node`]): shared memory inside each node, the
 //! node leaders alone on the network, by dissemination for the barrier and by a binomial tree for
-//! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages.
+//! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages, and
+//! by scatter (or reduce-scatter) and all-gather among the leaders for large ones ([`ring`]), so
+//! each leader moves about the data's size once (twice for a reduction) whatever the number of
+//! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes'. Reductions across nodes combine in one fixed order (members in member order within a
+//! node, then the nodes' partial results along the tree or in node order), the same on every PE.
 
 pub mod agree;
 pub mod barrier;
@@ -20,6 +24,7 @@ pub mod call;
 pub mod flat;
 pub mod node;
 pub mod posted;
+pub mod ring;
 pub mod split;
 pub mod tree;
 

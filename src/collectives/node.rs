@@ -285,6 +285,16 @@ fn leaders_barrier(w: &World, call: &'static str, g: &Group) -> bool {
     for &i in &l.locals {
         s.hear(m.world(i), Word::Arrive);
     }
+    disseminate(&s, &l, m);
+    for &i in &l.locals {
+        s.tell(m.world(i), Word::Release);
+    }
+    true
+}
+
+/// The leaders' dissemination barrier of the call `s` (run by the leaders of `l` only): when it
+/// returns, every leader has run it, so whatever they stored before is visible.
+pub fn disseminate(s: &Sig, l: &Layout, m: &Members) {
     let n = l.leaders.len();
     let (mut distance, mut round) = (1, 0);
     while distance < n {
@@ -295,10 +305,6 @@ fn leaders_barrier(w: &World, call: &'static str, g: &Group) -> bool {
         distance *= 2;
         round += 1;
     }
-    for &i in &l.locals {
-        s.tell(m.world(i), Word::Release);
-    }
-    true
 }
 
 #[cfg(test)]

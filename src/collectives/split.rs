@@ -1,6 +1,8 @@
 //! Collectives for groups that reach some member over UCX, where the flat algorithms would move
 //! too much: a flat reduction has every member fetch every member's whole source (`size * len`
-//! bytes each), and a flat broadcast has every member fetch the whole source from the root.
+//! bytes each), and a flat broadcast has every member fetch the whole source from the root. Groups
+//! on several nodes take the node leaders' algorithms of `collectives::ring` and `tree` first, so
+//! this one runs only where those decline (with `SHMEM_NODE_AWARE=0`, for example).
 //!
 //! Both split the data into one chunk per member:
 //! - reduction (reduce-scatter, then all-gather by push): member `m` fetches chunk `m` of every
@@ -26,7 +28,7 @@ use std::mem::size_of;
 pub const MIN_CHUNK: usize = 1024;
 
 /// Elements `lo..hi` of `n` that member `m` of `size` owns.
-fn chunk(n: usize, size: usize, m: usize) -> (usize, usize) {
+pub(super) fn chunk(n: usize, size: usize, m: usize) -> (usize, usize) {
     let (q, r) = (n / size, n % size);
     let lo = m * q + m.min(r);
     (lo, lo + q + usize::from(m < r))
@@ -37,7 +39,7 @@ fn chunk(n: usize, size: usize, m: usize) -> (usize, usize) {
 ///
 /// # Safety
 /// `src..src+len` must stay readable and unchanged until the caller's quiet.
-unsafe fn write_to(
+pub(super) unsafe fn write_to(
     c: &Coll,
     i: usize,
     dest: usize,
@@ -136,7 +138,7 @@ pub unsafe fn reduce<T: Copy>(
 }
 
 /// Completes this member's puts of the call (on every route) before the closing barrier.
-fn complete(c: &Coll) {
+pub(super) fn complete(c: &Coll) {
     shm::order();
     remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
 }

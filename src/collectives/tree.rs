@@ -16,19 +16,21 @@
 //!   node's sources (in member order, read through shared memory), then its children's partial
 //!   results (one get each, after their report), stores the partial in its own destination and
 //!   reports to its parent; the result comes back down as in the broadcast. Every member gets the
-//!   root's result. Only for integer types, whose results do not depend on the order of
-//!   combination: a floating-point reduction keeps the flat algorithm's left fold in member order
-//!   (bit for bit what a serial reference computes), at `O(N)` gets per PE.
+//!   root's result. The order of combination is fixed by the shape alone (each node's members in
+//!   member order, then each leader's children in round order), so a floating-point result is the
+//!   same on every member and in every run, though it may differ in its last bits (or the sign
+//!   of a zero) from a serial fold in member order: the spec asks for an associative operation,
+//!   and promises no order.
 //!
 //! Invariants: a leader writes a member's destination only after that member arrived and reads a
 //! child's destination only after the child reported; a member returns only when nobody will read
 //! its source or destination any more in this call, so no closing barrier is needed. Used only for
-//! symmetric destinations and sizes below the chunked algorithms' (`collectives::split`) threshold:
-//! every member decides the same way from the call's arguments and the node table.
+//! symmetric destinations and sizes below the threshold of `collectives::ring`: every member
+//! decides the same way from the call's arguments and the node table.
 
 use super::call::{Coll, Combine};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
-use super::split::MIN_CHUNK;
+use super::ring;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
@@ -58,11 +60,9 @@ fn links(n: usize, root: usize, k: usize) -> (Option<Link>, Vec<Link>) {
 
 /// The layout for a tree call of `len` bytes into `dest`, if the tree algorithms take it.
 fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
-    let size = c.g.members.size;
-    if (size >= 3 && len >= size * MIN_CHUNK) || c.w.locate(dest, len.max(1)).is_none() {
-        return None;
-    }
-    node::layout(c.w, &c.g.members, root).filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS)
+    c.w.locate(dest, len.max(1))?;
+    node::layout(c.w, &c.g.members, root)
+        .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && !ring::takes(len, l.leaders.len()))
 }
 
 /// Copies `len` bytes from `src` (in this process) into member `i`'s copy of the symmetric `dest`
@@ -195,8 +195,7 @@ pub unsafe fn broadcast(
 }
 
 /// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
-/// should run instead. Only for operations that give the same bits in any order of combination
-/// (the caller checks: `flat::reduce`'s `any_order`).
+/// should run instead.
 ///
 /// # Safety
 /// As `flat::reduce`.

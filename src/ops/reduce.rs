@@ -28,10 +28,6 @@ mod sealed {
 pub trait Element: Copy + sealed::Sealed {
     /// The value of an empty sum (`sum_exscan` on the first PE).
     const ZERO: Self;
-    /// Whether every reduction on the type gives the same bits in any order of combination (the
-    /// integers: wrapping sum and product, bitwise operations, min, max), so that a tree may
-    /// combine them (`collectives::tree`); floating-point results keep the member order.
-    const ANY_ORDER: bool = false;
 }
 
 /// Types with sum and prod.
@@ -110,7 +106,6 @@ macro_rules! integer {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const ZERO: Self = 0;
-            const ANY_ORDER: bool = true;
         }
         impl Arith for $t {
             ops!(sum, |a: $t, b: $t| a.wrapping_add(b));
@@ -255,7 +250,7 @@ pub unsafe fn reduce<T: Element>(
     crate::collectives::agree::check(&c, None, Some(nreduce));
     super::coll::bytes::<T>(call, "nreduce", nreduce);
     // SAFETY: forwarded contract.
-    unsafe { flat::reduce(&c, dest, source, nreduce, T::ZERO, op, T::ANY_ORDER) };
+    unsafe { flat::reduce(&c, dest, source, nreduce, T::ZERO, op) };
     0
 }
 
@@ -281,17 +276,7 @@ pub unsafe fn to_all<T: Element>(
         fatal!(call, "nreduce = {nreduce} is negative");
     }
     // SAFETY: forwarded contract.
-    unsafe {
-        flat::reduce(
-            &c,
-            dest,
-            source,
-            nreduce as usize,
-            T::ZERO,
-            op,
-            T::ANY_ORDER,
-        )
-    };
+    unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, op) };
 }
 
 /// `shmem_TYPENAME_sum_inscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..=i`.
@@ -341,23 +326,4 @@ unsafe fn scan<T: Arith>(
     // SAFETY: forwarded contract.
     unsafe { flat::scan(&c, dest, source, n, inclusive, T::ZERO, T::sum) };
     0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{ComplexD, ComplexF, Element, Float128, LongDouble};
-
-    fn any_order<T: Element>() -> bool {
-        T::ANY_ORDER
-    }
-
-    /// Integers may be combined along a tree; anything with rounding keeps the member order.
-    #[test]
-    fn only_integers_reduce_in_any_order() {
-        assert!(any_order::<i8>() && any_order::<u8>());
-        assert!(any_order::<i64>() && any_order::<usize>());
-        assert!(!any_order::<f32>() && !any_order::<f64>());
-        assert!(!any_order::<ComplexF>() && !any_order::<ComplexD>());
-        assert!(!any_order::<LongDouble>() && !any_order::<Float128>());
-    }
 }

@@ -97,9 +97,9 @@ config_table! {
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
         "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
-        "node-aware barrier, broadcast and integer reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
+        "node-aware barrier, broadcast and reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     counts: bool = false, "COUNTS", parse_flag,
-        "print each PE's count of network operations (puts, gets, atomics, signals) at shmem_finalize";
+        "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
         "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
 }

@@ -6,7 +6,9 @@
 //! the `World` (the signals of barriers and collectives, and loads of a peer's published values).
 //! Each counts itself there with one relaxed increment of a process-wide word, on the network
 //! route only: the shared-memory path never reaches these functions. Strided transfers count one
-//! message per block, since each block is one transfer on the wire.
+//! message per block, since each block is one transfer on the wire. Puts and gets count their
+//! data bytes too ([`moved`]): the volume a PE sends (puts) and fetches (gets), so that a table
+//! can show what a collective moves per PE, not only how many messages.
 //!
 //! Invariants: counts only grow; they are read at `shmem_finalize` (before the finalize
 //! rendezvous, whose own signals are not the program's) and are not reset by a later
@@ -37,6 +39,9 @@ const NAMES: [&str; 6] = ["put", "get", "amo", "signal", "load", "flush"];
 
 static COUNTS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 
+/// Data bytes put (index 0) and got (index 1).
+static BYTES: [AtomicU64; 2] = [const { AtomicU64::new(0) }; 2];
+
 /// Counts `n` operations of kind `k`.
 #[inline(always)]
 pub fn add(k: Kind, n: u64) {
@@ -49,26 +54,48 @@ pub fn count(k: Kind) {
     add(k, 1);
 }
 
+/// Counts `n` transfers of kind `k` (a put or a get) that move `bytes` data bytes in all.
+#[inline(always)]
+pub fn moved(k: Kind, n: u64, bytes: u64) {
+    add(k, n);
+    let i = match k {
+        Kind::Put => 0,
+        Kind::Get => 1,
+        _ => return,
+    };
+    BYTES[i].fetch_add(bytes, Ordering::Relaxed);
+}
+
 /// The counts so far, in [`Kind`] order.
 pub fn snapshot() -> [u64; 6] {
     std::array::from_fn(|i| COUNTS[i].load(Ordering::Relaxed))
 }
 
-/// One line: `[PE 3] network operations: put 2 get 0 amo 0 signal 12 load 0 (messages 14) flush 1`.
-pub fn line(me: usize, counts: &[u64; 6]) -> String {
+/// The data bytes so far: put, got.
+pub fn bytes() -> [u64; 2] {
+    std::array::from_fn(|i| BYTES[i].load(Ordering::Relaxed))
+}
+
+/// One line: `[PE 3] network operations: put 2 get 0 amo 0 signal 12 load 0 (messages 14) flush 1
+/// bytes put 16 got 0`.
+pub fn line(me: usize, counts: &[u64; 6], bytes: &[u64; 2]) -> String {
     let mut out = format!("[PE {me}] network operations:");
     for (name, n) in NAMES.iter().zip(&counts[..5]) {
         let _ = write!(out, " {name} {n}");
     }
     let messages: u64 = counts[..5].iter().sum();
     let _ = write!(out, " (messages {messages}) {} {}", NAMES[5], counts[5]);
+    let _ = write!(out, " bytes put {} got {}", bytes[0], bytes[1]);
     out
 }
 
-/// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`).
+/// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`), in one write, so that the
+/// lines of PEs that finish together do not interleave (`eprintln!` writes the newline apart).
 pub fn report(me: usize, on: bool) {
     if on {
-        eprintln!("{}", line(me, &snapshot()));
+        let mut out = line(me, &snapshot(), &bytes());
+        out.push('\n');
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), out.as_bytes());
     }
 }
 
@@ -79,8 +106,9 @@ mod tests {
     #[test]
     fn the_line_names_every_kind_and_sums_the_messages() {
         assert_eq!(
-            line(3, &[1, 2, 3, 4, 5, 6]),
-            "[PE 3] network operations: put 1 get 2 amo 3 signal 4 load 5 (messages 15) flush 6"
+            line(3, &[1, 2, 3, 4, 5, 6], &[70, 80]),
+            "[PE 3] network operations: put 1 get 2 amo 3 signal 4 load 5 (messages 15) flush 6 \
+             bytes put 70 got 80"
         );
     }
 
@@ -89,8 +117,12 @@ mod tests {
         let before = snapshot();
         count(Kind::Signal);
         add(Kind::Put, 3);
+        let (bytes_before, gets_before) = (bytes(), snapshot()[Kind::Get as usize]);
+        moved(Kind::Get, 2, 100);
         let after = snapshot();
         assert!(after[Kind::Signal as usize] > before[Kind::Signal as usize]);
         assert!(after[Kind::Put as usize] >= before[Kind::Put as usize] + 3);
+        assert!(after[Kind::Get as usize] >= gets_before + 2);
+        assert!(bytes()[1] >= bytes_before[1] + 100);
     }
 }

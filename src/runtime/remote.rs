@@ -52,7 +52,7 @@ pub(crate) unsafe fn put(
     len: usize,
     nbi: bool,
 ) {
-    counters::count(Kind::Put);
+    counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
     let done = if overlaps_self(w, pe, seg, off, src as usize, len) {
         // SAFETY: the caller guarantees `src..src+len`.
@@ -111,7 +111,7 @@ pub(crate) unsafe fn get(
     len: usize,
     nbi: bool,
 ) {
-    counters::count(Kind::Get);
+    counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
     let done = if overlaps_self(w, pe, seg, off, dst as usize, len) {
         let mut bounce = vec![0u8; len];
@@ -165,7 +165,11 @@ pub(crate) unsafe fn strided(
         }
         return;
     }
-    counters::add(if to_peer { Kind::Put } else { Kind::Get }, count as u64);
+    counters::moved(
+        if to_peer { Kind::Put } else { Kind::Get },
+        count as u64,
+        (count * block) as u64,
+    );
     let (net, lane) = lane(w, ctx);
     // SAFETY: forwarded contract.
     let done = unsafe {

@@ -1,0 +1,396 @@
+//! Large broadcasts and reductions, and fcollect, for groups on more than one node: shared memory
+//! inside each node, and among the `L` node leaders a scatter (or reduce-scatter) then an
+//! all-gather by chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len`
+//! (reduction) whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child
+//! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect gathers
+//! each node's blocks at its leader, which fetches the other nodes' from their leaders
+//! ([`fcollect`]).
+//!
+//! The data is cut into `L` chunks ([`split::chunk`]); leader `k` (in node order) owns chunk `k`.
+//! - reduction: each leader combines its node's sources in member order into its node's partial
+//!   result and stores it in its own destination; after the leaders' barrier (`ready`) leader `k`
+//!   fetches chunk `k` of every other leader's partial, combines the `L` partials in node order,
+//!   and puts the result into chunk `k` of every leader's destination. So every element is
+//!   combined in one fixed order (members in member order within a node, nodes in node order),
+//!   the same on every PE and in every run of the same shape: floating-point results do not
+//!   depend on timing, though they need not be the serial member-order fold's (the spec promises
+//!   an associative operation, not an order).
+//! - broadcast: after the leaders' barrier (`ready`: every destination is free, the root's source
+//!   ready) leader `k` fetches chunk `k` of the root's source into its destination (the root's own
+//!   leader, the root itself, has it already) and puts it into every other leader's destination.
+//!
+//! Then a second leaders' barrier (`done`: every chunk is everywhere) and each leader copies the
+//! result into its node's members' destinations and releases them. Messages per leader:
+//! `2 (L - 1)` gets and puts (broadcast `L`), plus `2 ceil(log2 L)` signals.
+//!
+//! Invariants: only leader `k` reads or writes chunk `k` of another leader's destination between
+//! the two barriers (a leader writes its partial into its own destination before `ready`), so no
+//! chunk has two writers; a member that is not a leader returns only when its leader released it,
+//! after which nobody reads its source or writes its destination in this call. Every member
+//! decides to take this path from the call's arguments and the node table alone ([`takes`]), and
+//! every member starts the same three signal sets ([`Sig`]), leaders or not, so their epochs stay
+//! equal.
+
+use super::call::{Coll, Combine};
+use super::node::{self, Layout, Sig, Word};
+use super::split::{self, chunk};
+use crate::runtime::handle::SHMEM_CTX_DEFAULT;
+use crate::runtime::remote;
+use crate::runtime::world::Target;
+use crate::transport::shm;
+use std::mem::size_of;
+
+/// The fewest leaders for which this path takes a broadcast or reduction: with 2 or 3 the tree's
+/// root moves `len` or `2 len`, no more than here, in fewer messages.
+pub const RING_LEADERS: usize = 4;
+
+/// The smallest chunk (bytes per leader) for which this path takes a broadcast or reduction: below
+/// it the `2 (L - 1)` messages cost more than the tree's `ceil(log2 L) - 2` extra copies of the
+/// data on the busiest link (measured under `scripts/netns-hosts`, bench/README.md).
+pub const RING_CHUNK: usize = 32 * 1024;
+
+/// Whether a broadcast or reduction of `len` bytes over `leaders` node leaders takes this path.
+pub fn takes(len: usize, leaders: usize) -> bool {
+    leaders >= RING_LEADERS && len >= leaders * RING_CHUNK
+}
+
+/// The layout for a call of `len` bytes into `dest`, if this path takes it.
+fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
+    if len < RING_LEADERS * RING_CHUNK || c.w.locate(dest, len).is_none() {
+        return None;
+    }
+    node::layout(c.w, &c.g.members, root).filter(|l| takes(len, l.leaders.len()))
+}
+
+/// The three signal sets of a call: members to and from their leader, then the leaders' two
+/// barriers. Every member of the group starts all three.
+fn signals<'a>(c: &Coll<'a>) -> [Sig<'a>; 3] {
+    [0, 1, 2].map(|_| Sig::new(c.w, c.call, &c.g))
+}
+
+/// Starts fetching `len` bytes at offset `at` of member `i`'s copy of the symmetric range
+/// `addr..addr+total` into `to` (a copy if mapped, else a non-blocking get completed by the
+/// caller's quiet).
+///
+/// # Safety
+/// `to..to+len` writable and not read before the caller's quiet.
+#[allow(clippy::too_many_arguments)]
+unsafe fn fetch(
+    c: &Coll,
+    what: &str,
+    i: usize,
+    addr: usize,
+    total: usize,
+    at: usize,
+    to: *mut u8,
+    len: usize,
+) {
+    if len == 0 {
+        return;
+    }
+    let pe = c.g.members.world(i);
+    let from = if pe == c.w.me {
+        Target::Mapped(addr)
+    } else {
+        c.w.target(c.call, what, addr, total, pe)
+    };
+    match from {
+        // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.
+        Target::Mapped(base) => unsafe { shm::copy(to, (base + at) as *const u8, len) },
+        // SAFETY: forwarded contract.
+        Target::Net(seg, off) => unsafe {
+            remote::get(
+                c.w,
+                c.call,
+                SHMEM_CTX_DEFAULT,
+                pe,
+                seg,
+                off + at,
+                to,
+                len,
+                true,
+            )
+        },
+    }
+}
+
+/// The leader's last step: `data` (`len` bytes, the result) into its node's members'
+/// destinations, then their release.
+///
+/// # Safety
+/// `data..data+len` readable; every local member arrived and `dest` is symmetric.
+unsafe fn release(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: *const u8, len: usize) {
+    let m = &c.g.members;
+    for &i in &l.locals {
+        // SAFETY: the member arrived, so its destination is free; it is mapped (same node).
+        unsafe { split::write_to(c, i, dest, len, 0, data, len) };
+    }
+    shm::order();
+    for &i in &l.locals {
+        s.tell(m.world(i), Word::Release);
+    }
+}
+
+/// A reduction over a group on several nodes by reduce-scatter and all-gather among the leaders
+/// (true), or false if another algorithm should run.
+///
+/// # Safety
+/// As `flat::reduce`.
+pub unsafe fn reduce<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    zero: T,
+    combine: Combine<T>,
+) -> bool {
+    let sz = size_of::<T>();
+    let len = n * sz;
+    let Some(l) = take(c, dest as usize, len, None) else {
+        return false;
+    };
+    let [local, ready, done] = signals(c);
+    let m = &c.g.members;
+    if m.me != l.leader() {
+        local.tell(m.world(l.leader()), Word::Arrive);
+        local.hear(m.world(l.leader()), Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        local.hear(m.world(i), Word::Arrive);
+    }
+    // The node's partial result, its members in member order.
+    let mut order = l.locals.clone();
+    order.push(m.me);
+    order.sort_unstable();
+    let mut partial: Vec<T> = vec![zero; n];
+    for (k, &i) in order.iter().enumerate() {
+        let view = c.peer("source", source as usize, len, i, (0, len));
+        // SAFETY: the view holds `len` bytes of member i's source; `partial` holds `n` elements.
+        unsafe {
+            if k == 0 {
+                std::ptr::copy_nonoverlapping(view.addr() as *const T, partial.as_mut_ptr(), n)
+            } else {
+                combine(partial.as_mut_ptr(), view.addr() as *const T, n)
+            }
+        }
+    }
+    // SAFETY: our destination holds `n` elements; our source (maybe the same) is read already.
+    unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr(), dest, n) };
+    shm::order();
+    node::disseminate(&ready, &l, m);
+    let nl = l.leaders.len();
+    let (lo, hi) = chunk(n, nl, l.node);
+    let w = hi - lo;
+    // parts[j]: leader j's partial of our chunk.
+    let mut parts: Vec<T> = vec![zero; w * nl];
+    for j in 0..nl {
+        let to = parts[j * w..].as_mut_ptr();
+        if j == l.node {
+            // SAFETY: `partial[lo..hi]` and `parts[j]` hold `w` elements each.
+            unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr().add(lo), to, w) };
+        } else {
+            // SAFETY: `parts[j]` holds `w` elements, read only after the quiet below; only we
+            // read chunk `lo..hi` of leader j's destination, where its partial is since `ready`.
+            unsafe {
+                fetch(
+                    c,
+                    "dest",
+                    l.leaders[j],
+                    dest as usize,
+                    len,
+                    lo * sz,
+                    to.cast(),
+                    w * sz,
+                )
+            };
+        }
+    }
+    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    let (first, rest) = parts.split_at_mut(w);
+    for j in 0..nl - 1 {
+        // SAFETY: both hold `w` elements.
+        unsafe { combine(first.as_mut_ptr(), rest[j * w..].as_ptr(), w) };
+    }
+    for j in 0..nl {
+        // SAFETY: `first` lives until the quiet of `complete`; chunk `lo..hi` of every leader's
+        // destination is ours to write (its owner read it above).
+        unsafe {
+            split::write_to(
+                c,
+                l.leaders[j],
+                dest as usize,
+                len,
+                lo * sz,
+                first.as_ptr().cast(),
+                w * sz,
+            )
+        };
+    }
+    split::complete(c);
+    node::disseminate(&done, &l, m);
+    // SAFETY: our destination holds the whole result now.
+    unsafe { release(c, &local, &l, dest as usize, dest.cast(), len) };
+    true
+}
+
+/// A broadcast over a group on several nodes by scatter and all-gather among the leaders (true),
+/// or false if another algorithm should run.
+///
+/// # Safety
+/// As `flat::broadcast`.
+pub unsafe fn broadcast(
+    c: &Coll,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) -> bool {
+    let Some(l) = take(c, dest as usize, nbytes, Some(root)) else {
+        return false;
+    };
+    let [local, ready, done] = signals(c);
+    let m = &c.g.members;
+    if m.me != l.leader() {
+        local.tell(m.world(l.leader()), Word::Arrive);
+        local.hear(m.world(l.leader()), Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        local.hear(m.world(i), Word::Arrive);
+    }
+    shm::order();
+    node::disseminate(&ready, &l, m);
+    let nl = l.leaders.len();
+    let (lo, hi) = chunk(nbytes, nl, l.node);
+    let is_root = m.me == root;
+    let mine: *const u8 = if is_root {
+        c.w.local(c.call, "source", source as usize, nbytes);
+        if to_root && hi > lo && !std::ptr::eq(dest, source) {
+            // SAFETY: our own source and destination, `hi <= nbytes`.
+            unsafe { shm::copy(dest.add(lo), source.add(lo), hi - lo) };
+        }
+        source.wrapping_add(lo)
+    } else {
+        // SAFETY: our destination is free; only we write its chunk `lo..hi` in this call.
+        unsafe {
+            fetch(
+                c,
+                "source",
+                root,
+                source as usize,
+                nbytes,
+                lo,
+                dest.add(lo),
+                hi - lo,
+            )
+        };
+        remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+        dest.wrapping_add(lo)
+    };
+    for j in (0..nl).filter(|&j| j != l.node) {
+        if l.leaders[j] == root && !to_root {
+            continue;
+        }
+        // SAFETY: our chunk is not written until the quiet of `complete`; only we write chunk
+        // `lo..hi` of another leader's destination.
+        unsafe { split::write_to(c, l.leaders[j], dest as usize, nbytes, lo, mine, hi - lo) };
+    }
+    split::complete(c);
+    node::disseminate(&done, &l, m);
+    let data = if is_root && !to_root { source } else { dest };
+    // SAFETY: `data` holds the whole broadcast now (the root's source or our destination).
+    unsafe { release(c, &local, &l, dest as usize, data, nbytes) };
+    true
+}
+
+/// `fcollect` over a group on several nodes (true), or false if another algorithm should run:
+/// each leader copies its node's blocks into its destination, and after the leaders' barrier
+/// (`ready`) fetches every other node's blocks from that node's leader, one get per run of
+/// consecutive members on one node (one per node for members placed by blocks), so each leader
+/// receives the other nodes' `(N - P) * nbytes` bytes once, and its node's members none.
+///
+/// # Safety
+/// As `flat::fcollect`.
+pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+    let m = &c.g.members;
+    let total = m.size * nbytes;
+    if nbytes == 0 || c.w.locate(dest as usize, total).is_none() {
+        return false;
+    }
+    let Some(l) = node::layout(c.w, m, None) else {
+        return false;
+    };
+    let [local, ready, done] = signals(c);
+    if m.me != l.leader() {
+        local.tell(m.world(l.leader()), Word::Arrive);
+        local.hear(m.world(l.leader()), Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        local.hear(m.world(i), Word::Arrive);
+    }
+    for &i in l.locals.iter().chain([&m.me]) {
+        let view = c.peer("source", source as usize, nbytes, i, (0, nbytes));
+        // SAFETY: the view holds `nbytes`; block `i` of our destination is in `total`.
+        unsafe { shm::copy(dest.add(i * nbytes), view.addr() as *const u8, nbytes) };
+    }
+    shm::order();
+    node::disseminate(&ready, &l, m);
+    // Each member's node, as an index into the leaders.
+    let node_of: Vec<usize> = {
+        let ids: Vec<usize> = l.leaders.iter().map(|&k| c.w.nodes[m.world(k)]).collect();
+        (0..m.size)
+            .map(|i| {
+                let id = c.w.nodes[m.world(i)];
+                ids.iter().position(|&x| x == id).unwrap_or(l.node)
+            })
+            .collect()
+    };
+    let mut i = 0;
+    while i < m.size {
+        let k = node_of[i];
+        let mut end = i + 1;
+        while end < m.size && node_of[end] == k {
+            end += 1;
+        }
+        if k != l.node {
+            // SAFETY: blocks `i..end` of our destination are written by nobody else in this call
+            // and read only after the quiet below; leader k's hold its node's blocks since `ready`.
+            unsafe {
+                fetch(
+                    c,
+                    "dest",
+                    l.leaders[k],
+                    dest as usize,
+                    total,
+                    i * nbytes,
+                    dest.add(i * nbytes),
+                    (end - i) * nbytes,
+                )
+            };
+        }
+        i = end;
+    }
+    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    node::disseminate(&done, &l, m);
+    // SAFETY: our destination holds every block now.
+    unsafe { release(c, &local, &l, dest as usize, dest, total) };
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RING_CHUNK, RING_LEADERS, takes};
+
+    #[test]
+    fn small_calls_and_few_nodes_take_the_tree() {
+        assert!(!takes(1 << 30, 1));
+        assert!(!takes(1 << 30, RING_LEADERS - 1));
+        assert!(!takes(RING_LEADERS * RING_CHUNK - 1, RING_LEADERS));
+        assert!(takes(RING_LEADERS * RING_CHUNK, RING_LEADERS));
+        assert!(!takes(64 * RING_CHUNK - 1, 64));
+        assert!(takes(64 * RING_CHUNK, 64));
+    }
+}
