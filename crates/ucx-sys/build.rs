@@ -41,8 +41,6 @@ const FUNCTIONS: &[&str] = &[
     "ucp_atomic_op_nbx",
     "ucp_request_check_status",
     "ucp_request_free",
-    "ucp_worker_set_am_recv_handler",
-    "ucp_am_send_nbx",
     "ucp_mem_query",
 ];
 
@@ -68,11 +66,6 @@ const TYPES: &[&str] = &[
     "ucp_atomic_op_t",
     "ucp_dt_type",
     "ucp_datatype_t",
-    "ucp_am_handler_param_t",
-    "ucp_am_handler_param_field",
-    "ucp_am_recv_param_t",
-    "ucp_am_recv_callback_t",
-    "ucp_send_am_flags",
     "ucp_mem_attr_t",
     "ucp_mem_attr_field",
 ];

@@ -17,8 +17,8 @@
 //! 2 cores dissemination stays, 0.21 vs 0.25 us).
 //!
 //! A signal goes by the receiver's route: a store or CPU atomic into its mapped control block, or
-//! over UCX one active message that the receiver's target worker applies (`transport::ucx::signal`),
-//! which waits for no reply. The wait is always on this PE's own control block.
+//! over UCX an 8-byte put (the epoch) or a non-fetching add (the counter), neither of which waits
+//! for a reply. The wait is always on this PE's own control block.
 
 pub use super::node::{signal, wait_signal};
 use super::{Group, Sync};

@@ -205,25 +205,17 @@ impl<'a> Sig<'a> {
     }
 
     /// Signals world PE `to` (an arrival is recorded in this PE's own word on a team, where its
-    /// leader reads it). `Down` follows the data its sender put behind a fence: it is sent
-    /// ordered after it.
+    /// leader reads it).
     pub fn tell(&self, to: usize, which: Word) {
         let w = self.w;
-        let me = w.me;
-        match (self.sync, which) {
-            (Sync::Team(slot), Word::Arrive) => {
-                Self::word(w.control(me), slot, which).store(self.epoch, Ordering::Release)
-            }
-            (Sync::Team(slot), Word::Down) => {
-                w.control_store_ordered(self.call, to, |c| Self::word(c, slot, which), self.epoch)
-            }
-            (Sync::Team(slot), _) => {
-                w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch)
-            }
-            (Sync::ActiveSet, Word::Down) => {
-                w.control_add_ordered(self.call, to, |c| &c.aset[me], 1)
-            }
-            (Sync::ActiveSet, _) => signal(w, to),
+        match self.sync {
+            Sync::Team(slot) => match which {
+                Word::Arrive => {
+                    Self::word(w.control(w.me), slot, which).store(self.epoch, Ordering::Release)
+                }
+                _ => w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch),
+            },
+            Sync::ActiveSet => signal(w, to),
         }
     }
 

@@ -375,8 +375,7 @@ impl World {
 
     /// Adds `value` to the word `field` selects in `pe`'s control block: a CPU atomic on a mapped
     /// block, the network's control-word add otherwise (it completes at the target without this PE
-    /// waiting for a reply, unordered after this PE's earlier operations). `call` names the caller
-    /// in errors.
+    /// waiting for a reply). `call` names the caller in errors.
     pub fn control_add(
         &self,
         call: &'static str,
@@ -384,13 +383,22 @@ impl World {
         field: impl Fn(&control::Control) -> &AtomicU64,
         value: u64,
     ) {
-        self.control_signal(call, pe, &field, value, Signal::Add);
+        match self.control_target(pe, &field) {
+            Ok(word) => {
+                word.fetch_add(value, Ordering::Release);
+            }
+            Err(off) => {
+                super::counters::count(super::counters::Kind::Signal);
+                if let Err(e) = self.remote_or_fail().control_add(pe, off, value) {
+                    fatal!(call, "signalling PE {pe} over the network: {e}");
+                }
+            }
+        }
     }
 
-    /// Stores `value` into the word `field` selects in `pe`'s control block (an epoch: the words
-    /// stored only grow): a release store into a mapped block, the network's control-word store
-    /// otherwise (the target sees the old or the new word, never a mix; unordered after this PE's
-    /// earlier operations).
+    /// Stores `value` into the word `field` selects in `pe`'s control block: a release store into
+    /// a mapped block, the network's control-word store otherwise (the target sees the old or the
+    /// new word, never a mix).
     pub fn control_store(
         &self,
         call: &'static str,
@@ -398,57 +406,11 @@ impl World {
         field: impl Fn(&control::Control) -> &AtomicU64,
         value: u64,
     ) {
-        self.control_signal(call, pe, &field, value, Signal::Store);
-    }
-
-    /// As [`World::control_store`], after this PE's earlier stores and its operations on the
-    /// default context that a fence covered (the signal of data just sent).
-    pub fn control_store_ordered(
-        &self,
-        call: &'static str,
-        pe: usize,
-        field: impl Fn(&control::Control) -> &AtomicU64,
-        value: u64,
-    ) {
-        self.control_signal(call, pe, &field, value, Signal::StoreOrdered);
-    }
-
-    /// As [`World::control_add`], ordered as [`World::control_store_ordered`].
-    pub fn control_add_ordered(
-        &self,
-        call: &'static str,
-        pe: usize,
-        field: impl Fn(&control::Control) -> &AtomicU64,
-        value: u64,
-    ) {
-        self.control_signal(call, pe, &field, value, Signal::AddOrdered);
-    }
-
-    fn control_signal(
-        &self,
-        call: &'static str,
-        pe: usize,
-        field: &impl Fn(&control::Control) -> &AtomicU64,
-        value: u64,
-        how: Signal,
-    ) {
-        match self.control_target(pe, field) {
-            Ok(word) => match how {
-                Signal::Store | Signal::StoreOrdered => word.store(value, Ordering::Release),
-                Signal::Add | Signal::AddOrdered => {
-                    word.fetch_add(value, Ordering::Release);
-                }
-            },
+        match self.control_target(pe, &field) {
+            Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
                 super::counters::count(super::counters::Kind::Signal);
-                let net = self.remote_or_fail();
-                let sent = match how {
-                    Signal::Store => net.control_store(pe, off, value),
-                    Signal::Add => net.control_add(pe, off, value),
-                    Signal::StoreOrdered => net.control_store_ordered(pe, off, value),
-                    Signal::AddOrdered => net.control_add_ordered(pe, off, value),
-                };
-                if let Err(e) = sent {
+                if let Err(e) = self.remote_or_fail().control_store(pe, off, value) {
                     fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
             }
@@ -554,13 +516,4 @@ fn not_symmetric(w: &World, call: &'static str, what: &str, addr: usize, len: us
         call,
         "{what} {addr:#x} is not symmetric (neither in the symmetric heap nor in global data)"
     )
-}
-
-/// How [`World::control_signal`] changes the word.
-#[derive(Clone, Copy)]
-enum Signal {
-    Store,
-    Add,
-    StoreOrdered,
-    AddOrdered,
 }

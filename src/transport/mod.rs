@@ -221,22 +221,12 @@ pub(crate) trait Network: Sized {
     /// `shmem_pe_quiet` on `lane`: the operations to `pes` complete (others may too).
     fn pe_quiet(&self, lane: usize, pes: &[usize]) -> Result<()>;
 
-    /// Raises the control word at heap offset `off` of `pe` to `value` (the words signalled are
-    /// epochs, which only grow): the peer sees the old or the new word, never a mix; it lands by
-    /// progress, no quiet needed, and is not ordered after this PE's earlier operations (a signal
-    /// after data uses [`Network::control_store_ordered`]).
+    /// Stores `value` into the control word at heap offset `off` of `pe`: the peer sees the old
+    /// or the new word, never a mix; it lands by progress, no quiet needed.
     fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()>;
 
-    /// Adds `value` to the control word at heap offset `off` of `pe` (no reply awaited; ordered
-    /// as [`Network::control_store`]).
+    /// Adds `value` to the control word at heap offset `off` of `pe` (no reply awaited).
     fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()>;
-
-    /// As [`Network::control_store`], and ordered after this PE's operations on lane 0 that a
-    /// [`Network::fence`] covered: the data a signal announces lands first.
-    fn control_store_ordered(&self, pe: usize, off: usize, value: u64) -> Result<()>;
-
-    /// As [`Network::control_add`], ordered as [`Network::control_store_ordered`].
-    fn control_add_ordered(&self, pe: usize, off: usize, value: u64) -> Result<()>;
 
     /// Loads `words.len()` consecutive control words from heap offset `off` of `pe`.
     fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()>;
@@ -442,16 +432,6 @@ impl Remote {
     /// See [`Network::control_add`].
     pub(crate) fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()> {
         each!(self, n => Network::control_add(n, pe, off, value))
-    }
-
-    /// See [`Network::control_store_ordered`].
-    pub(crate) fn control_store_ordered(&self, pe: usize, off: usize, value: u64) -> Result<()> {
-        each!(self, n => Network::control_store_ordered(n, pe, off, value))
-    }
-
-    /// See [`Network::control_add_ordered`].
-    pub(crate) fn control_add_ordered(&self, pe: usize, off: usize, value: u64) -> Result<()> {
-        each!(self, n => Network::control_add_ordered(n, pe, off, value))
     }
 
     /// See [`Network::control_load`].

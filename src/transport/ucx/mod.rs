@@ -16,8 +16,6 @@
 //!   given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
-//! - [`signal`]: the library's control signals (a barrier's, a collective's), sent as active
-//!   messages and applied by a handler of the target worker to a word of the PE's heap.
 //! - [`Network`]: all of the above for one PE: the target worker peers connect to and the progress
 //!   thread that serves it, and a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
 //!   context; built from the cards ([`Local::card`]) the PEs exchange at init.
@@ -48,7 +46,6 @@ pub mod network;
 pub mod progress;
 mod remote;
 pub mod rma;
-pub mod signal;
 pub mod worker;
 
 pub(crate) use about::about;

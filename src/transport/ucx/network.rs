@@ -30,9 +30,8 @@
 
 use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
-    Server, Worker, signal,
+    Server, Worker,
 };
-use crate::transport::HEAP;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,8 +48,6 @@ pub struct Local {
     target: Worker,
     /// Per segment: the region, or `None` for an empty segment.
     regions: Vec<Option<MemoryRegion>>,
-    /// Where the control signals arriving at the target worker land (the heap).
-    signals: &'static signal::Target,
 }
 
 /// The segment memory UCX allocated ([`Local::allocate`]), kept for the life of the process: the
@@ -92,9 +89,8 @@ impl Local {
         Ok(())
     }
 
-    /// A context (RMA, AMO32, AMO64, AM, configured by `UCX_*`), its target worker, which applies
-    /// the control signals to segment `HEAP`, and the segments `(base, len)` registered (an empty
-    /// one is skipped). The segments UCX allocated
+    /// A context (RMA, AMO32, AMO64, configured by `UCX_*`), its target worker, and the segments
+    /// `(base, len)` registered (an empty one is skipped). The segments UCX allocated
     /// ([`Local::allocate`]) are those regions, and the context theirs; if some non-empty segment
     /// is not one of them, every segment is registered as existing memory (UCX's fence does not
     /// order an access it emulates before one it makes directly: one path for all of a PE's
@@ -118,11 +114,6 @@ impl Local {
             None => Context::new()?,
         };
         let target = Worker::new(&context)?;
-        let (base, len) = segments[HEAP];
-        // SAFETY: the caller's contract: the heap is mapped for the life of the process and
-        // accessed as shared memory.
-        let signals = unsafe { signal::Target::leak(base, len) };
-        target.receive_signals(signals)?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
             regions.push(match region_of(base, len) {
@@ -136,7 +127,6 @@ impl Local {
             context,
             target,
             regions,
-            signals,
         })
     }
 
@@ -302,20 +292,6 @@ impl Lane {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
-    /// Sends `pe` a control signal for the word at `offset` of its heap ([`signal`]: not ordered
-    /// after this lane's puts); `from` is this PE.
-    #[inline]
-    pub fn signal(
-        &self,
-        pe: usize,
-        op: signal::Op,
-        offset: usize,
-        value: u64,
-        from: usize,
-    ) -> Result<()> {
-        self.peers[pe].endpoint.signal(op, offset, value, from)
-    }
-
     /// Counts a write that is not a put (a non-fetching atomic), so that [`Lane::order_reads`]
     /// fences behind it too.
     #[inline]
@@ -409,8 +385,6 @@ pub struct Network {
     progress: Option<ProgressThread>,
     /// The target worker's server (the progress thread's, kept after it stops).
     server: Arc<Server>,
-    /// This PE (the position of its card among the cards).
-    me: usize,
     _target: Worker,
     _regions: Vec<Option<MemoryRegion>>,
     context: Context,
@@ -425,11 +399,9 @@ fn bad_card() -> Error {
 }
 
 impl Network {
-    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned, this PE is
-    /// `me`. Room for
+    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
     /// `lanes` lanes; the default one (0) is opened now.
-    pub fn connect(local: Local, cards: &[String], me: usize, lanes: usize) -> Result<Network> {
-        local.signals.set_me(me);
+    pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
         let cards = cards
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))
@@ -444,17 +416,10 @@ impl Network {
             cards,
             progress: Some(progress),
             server,
-            me,
             _target: local.target,
             _regions: local.regions,
             context: local.context,
         })
-    }
-
-    /// This PE's number.
-    #[inline]
-    pub fn me(&self) -> usize {
-        self.me
     }
 
     /// The default context's lane.

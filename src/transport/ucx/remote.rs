@@ -10,15 +10,11 @@
 //! drop the request (a get's is kept until quiet): it completes at the next quiet. Atomics wait
 //! for their reply (fetching ones need it; the others wait when the caller needs the update landed).
 //!
-//! Control words: a signal is an active message ([`super::signal`]: one message, no completion
-//! to wait for, not ordered after the puts before it), or a CPU atomic where UCX maps the peer's
-//! heap here (no message at all; also, over UCX 1.13's shared memory with the heap UCX allocated,
-//! about one run in three of `rma_types` at 4 PEs lost an active-message signal: the word stayed
-//! one epoch behind, cause not found); a signal that must follow data is a put or
-//! an atomic through the heap's remote key of the default lane, not [`Lane::put`]: they are the
-//! library's own, so the program's next quiet need not flush for them.
+//! Control words go straight through the heap's remote key of the default lane, not
+//! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
+//! Where UCX maps the peer's heap here, a control store is a CPU atomic store on the mapping.
 
-use super::{Error, Lane, Local, Network, Request, signal};
+use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
 use std::time::Instant;
 
@@ -39,12 +35,7 @@ impl transport::Network for Network {
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
         let cards = exchange(&card).map_err(transport::Error::new)?;
-        let me = cards.iter().position(|c| *c == card).ok_or_else(|| {
-            transport::Error::new(
-                "UCX: this PE's own card is not among the cards traded".to_string(),
-            )
-        })?;
-        Ok(Network::connect(local, &cards, me, lanes)?)
+        Ok(Network::connect(local, &cards, lanes)?)
     }
 
     unsafe fn put(
@@ -223,32 +214,17 @@ impl transport::Network for Network {
     }
 
     fn control_store(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
-        let lane = self.default_lane();
-        let key = lane.rkey(pe, HEAP)?;
+        let key = self.default_lane().rkey(pe, HEAP)?;
         if key.completes_at_once() {
-            // A CPU store into the peer's mapped heap: no target progress, no message.
+            // A CPU store into the peer's heap mapped here: no message, no target progress.
             return Ok(key.swap(off, value).map(drop)?);
         }
-        Ok(lane.signal(pe, signal::Op::Raise, off, value, self.me())?)
-    }
-
-    fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
-        let lane = self.default_lane();
-        let key = lane.rkey(pe, HEAP)?;
-        if key.completes_at_once() {
-            return Ok(key.add(off, value)?);
-        }
-        Ok(lane.signal(pe, signal::Op::Add, off, value, self.me())?)
-    }
-
-    fn control_store_ordered(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
-        let key = self.default_lane().rkey(pe, HEAP)?;
         // SAFETY: `value` lives on this frame until the put completed locally, just below.
         let put = unsafe { key.put_nbi(off, (&raw const value).cast(), 8) };
         Ok(put.and_then(Request::wait)?)
     }
 
-    fn control_add_ordered(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+    fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
         Ok(self.default_lane().rkey(pe, HEAP)?.add(off, value)?)
     }
 

@@ -203,38 +203,6 @@ fn exercise(rkey: &RemoteKey, endpoint: &Endpoint, initiator: &Worker, target: &
     assert!(misaligned.to_string().starts_with("ucp_atomic_op_nbx: "));
 }
 
-/// Words the control signals of the tests land in.
-const SIGNAL_WORDS: usize = 8;
-
-/// Control signals from `endpoint` into `words` (the target's signal range): a raise keeps the
-/// larger of two values, adds add up, a signal outside the range changes nothing; all land by the
-/// target's progress alone.
-fn exercise_signals(endpoint: &Endpoint, words: &[AtomicU64]) {
-    use signal::Op::{Add, Raise};
-    endpoint.signal(Raise, 8, 5, 0).unwrap();
-    endpoint.signal(Raise, 8, 3, 0).unwrap();
-    for _ in 0..10 {
-        endpoint.signal(Add, 16, 2, 0).unwrap();
-    }
-    endpoint.signal(Raise, 8 * SIGNAL_WORDS, 9, 0).unwrap();
-    endpoint.signal(Raise, 20, 9, 0).unwrap();
-    endpoint.signal(Raise, 24, 7, 0).unwrap();
-    let deadline = Instant::now() + std::time::Duration::from_secs(10);
-    while words[3].load(Ordering::Acquire) != 7 {
-        assert!(
-            Instant::now() < deadline,
-            "the signals did not land in 10 s"
-        );
-        std::thread::yield_now();
-    }
-    let values: Vec<u64> = words.iter().map(|w| w.load(Ordering::Acquire)).collect();
-    assert_eq!(
-        values,
-        [0, 5, 20, 7, 0, 0, 0, 0],
-        "raise keeps the larger; adds add; bad ones drop"
-    );
-}
-
 /// Round-trip times: a put of 8 bytes and a flush, a get of 8 bytes, a fetch_add.
 fn report_round_trips(label: &str, rkey: &RemoteKey, endpoint: &Endpoint) {
     let n = 500;
@@ -255,11 +223,6 @@ fn two_workers(settings: &[(&str, &str)], label: &str) {
     let context = Context::with_config(settings).unwrap();
     let initiator = Worker::new(&context).unwrap();
     let target = Worker::new(&context).unwrap();
-    let words: &'static [AtomicU64] =
-        Box::leak((0..SIGNAL_WORDS).map(|_| AtomicU64::new(0)).collect());
-    // SAFETY: the words are leaked (they live for the rest of the process) and are atomics.
-    let signals = unsafe { signal::Target::leak(words.as_ptr() as usize, 8 * SIGNAL_WORDS) };
-    target.receive_signals(signals).unwrap();
     let progress = ProgressThread::spawn(&target).unwrap();
 
     let memory = SharedBuffer::new(LEN);
@@ -273,7 +236,6 @@ fn two_workers(settings: &[(&str, &str)], label: &str) {
     let rkey = unsafe { endpoint.unpack_rkey(&packed, memory.ptr as u64, LEN) }.unwrap();
 
     exercise(&rkey, &endpoint, &initiator, &memory);
-    exercise_signals(&endpoint, words);
 
     // Two threads on the initiator's worker at once: every fetch_add sees a distinct old value.
     rkey.set(WORD64, 0u64).unwrap();
