@@ -250,6 +250,21 @@ impl<'a> Sig<'a> {
     }
 }
 
+/// The node stage's first half: a member that is not its node's leader arrives at the leader
+/// and waits to be released (then true: its part of the call is done); the leader returns false
+/// once every other member of its node has arrived.
+pub fn gather_at_leader(s: &Sig, l: &Layout, m: &Members) -> bool {
+    if m.me != l.leader() {
+        s.tell(m.world(l.leader()), Word::Arrive);
+        s.hear(m.world(l.leader()), Word::Release);
+        return true;
+    }
+    for &i in &l.locals {
+        s.hear(m.world(i), Word::Arrive);
+    }
+    false
+}
+
 /// The barrier over `g` if its members are on more than one node (then true): members arrive
 /// at their leader, the leaders run a dissemination barrier, the leaders release their members.
 #[inline]
@@ -268,14 +283,8 @@ fn leaders_barrier(w: &World, call: &'static str, g: &Group) -> bool {
     };
     let s = Sig::new(w, call, g);
     let m = &g.members;
-    let leader = m.world(l.leader());
-    if m.me != l.leader() {
-        s.tell(leader, Word::Arrive);
-        s.hear(leader, Word::Release);
+    if gather_at_leader(&s, &l, m) {
         return true;
-    }
-    for &i in &l.locals {
-        s.hear(m.world(i), Word::Arrive);
     }
     disseminate(&s, &l, m);
     for &i in &l.locals {

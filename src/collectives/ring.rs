@@ -131,6 +131,38 @@ unsafe fn release(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: *const u8, l
     }
 }
 
+/// The leader's combination of its node's `source`s (`n` elements each), its members in member
+/// order: the same bits whatever the timing, since the order is the team's shape.
+///
+/// # Safety
+/// Every member of the node has arrived; `source` holds `n` elements on each.
+pub(super) unsafe fn node_partial<T: Copy>(
+    c: &Coll,
+    l: &Layout,
+    source: *const T,
+    n: usize,
+    zero: T,
+    combine: Combine<T>,
+) -> Vec<T> {
+    let len = n * size_of::<T>();
+    let mut order = l.locals.clone();
+    order.push(c.g.members.me);
+    order.sort_unstable();
+    let mut partial: Vec<T> = vec![zero; n];
+    for (k, &i) in order.iter().enumerate() {
+        let view = c.peer("source", source as usize, len, i, (0, len));
+        // SAFETY: the view holds `len` bytes of member i's source; `partial` holds `n` elements.
+        unsafe {
+            if k == 0 {
+                std::ptr::copy_nonoverlapping(view.addr() as *const T, partial.as_mut_ptr(), n)
+            } else {
+                combine(partial.as_mut_ptr(), view.addr() as *const T, n)
+            }
+        }
+    }
+    partial
+}
+
 /// A reduction over a group on several nodes by reduce-scatter and all-gather among the leaders
 /// (true), or false if another algorithm should run.
 ///
@@ -151,30 +183,11 @@ pub unsafe fn reduce<T: Copy>(
     };
     let [local, ready, done] = signals(c);
     let m = &c.g.members;
-    if m.me != l.leader() {
-        local.tell(m.world(l.leader()), Word::Arrive);
-        local.hear(m.world(l.leader()), Word::Release);
+    if node::gather_at_leader(&local, &l, m) {
         return true;
     }
-    for &i in &l.locals {
-        local.hear(m.world(i), Word::Arrive);
-    }
-    // The node's partial result, its members in member order.
-    let mut order = l.locals.clone();
-    order.push(m.me);
-    order.sort_unstable();
-    let mut partial: Vec<T> = vec![zero; n];
-    for (k, &i) in order.iter().enumerate() {
-        let view = c.peer("source", source as usize, len, i, (0, len));
-        // SAFETY: the view holds `len` bytes of member i's source; `partial` holds `n` elements.
-        unsafe {
-            if k == 0 {
-                std::ptr::copy_nonoverlapping(view.addr() as *const T, partial.as_mut_ptr(), n)
-            } else {
-                combine(partial.as_mut_ptr(), view.addr() as *const T, n)
-            }
-        }
-    }
+    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
+    let partial = unsafe { node_partial(c, &l, source, n, zero, combine) };
     // SAFETY: our destination holds `n` elements; our source (maybe the same) is read already.
     unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr(), dest, n) };
     shm::order();
@@ -252,13 +265,8 @@ pub unsafe fn broadcast(
     };
     let [local, ready, done] = signals(c);
     let m = &c.g.members;
-    if m.me != l.leader() {
-        local.tell(m.world(l.leader()), Word::Arrive);
-        local.hear(m.world(l.leader()), Word::Release);
+    if node::gather_at_leader(&local, &l, m) {
         return true;
-    }
-    for &i in &l.locals {
-        local.hear(m.world(i), Word::Arrive);
     }
     shm::order();
     node::disseminate(&ready, &l, m);
@@ -323,13 +331,8 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         return false;
     };
     let [local, ready, done] = signals(c);
-    if m.me != l.leader() {
-        local.tell(m.world(l.leader()), Word::Arrive);
-        local.hear(m.world(l.leader()), Word::Release);
+    if node::gather_at_leader(&local, &l, m) {
         return true;
-    }
-    for &i in &l.locals {
-        local.hear(m.world(i), Word::Arrive);
     }
     for &i in l.locals.iter().chain([&m.me]) {
         let view = c.peer("source", source as usize, nbytes, i, (0, nbytes));

@@ -216,31 +216,12 @@ pub unsafe fn reduce<T: Copy>(
     };
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
-    let leader = m.world(l.leader());
-    if m.me != l.leader() {
-        s.tell(leader, Word::Arrive);
-        s.hear(leader, Word::Release);
+    if node::gather_at_leader(&s, &l, m) {
         return true;
     }
     let (parent, children) = links(l.leaders.len(), 0, l.node);
-    for &i in &l.locals {
-        s.hear(m.world(i), Word::Arrive);
-    }
-    let mut order = l.locals.clone();
-    order.push(m.me);
-    order.sort_unstable();
-    let mut acc: Vec<T> = vec![zero; n];
-    for (k, &i) in order.iter().enumerate() {
-        let view = c.peer("source", source as usize, len, i, (0, len));
-        // SAFETY: the view holds `len` bytes of member i's source; `acc` holds `n` elements.
-        unsafe {
-            if k == 0 {
-                std::ptr::copy_nonoverlapping(view.addr() as *const T, acc.as_mut_ptr(), n)
-            } else {
-                combine(acc.as_mut_ptr(), view.addr() as *const T, n)
-            }
-        }
-    }
+    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
+    let mut acc = unsafe { ring::node_partial(c, &l, source, n, zero, combine) };
     for &(k, j) in &children {
         let child = l.leaders[k];
         s.hear(m.world(child), Word::Up(j));
