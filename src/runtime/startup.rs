@@ -1,11 +1,11 @@
 //! Start-up and shutdown: `shmem_init` builds the [`World`] (or brings back the one an earlier
 //! `shmem_finalize` retired) and installs it, `shmem_finalize` retires it and takes its network
-//! down. Building, in order: the bootstrap (the launcher), the
-//! configuration, this PE's segments (the symmetric heap after the control block, and the
-//! program's global data: the library's shared-memory segments, or with every PE on the network
-//! route memory the network allocated at their addresses), one [`Record`] per PE traded through the launcher and checked against
-//! this PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and
-//! last the network, connected when some PE is on the network route.
+//! down. Building, in order: the bootstrap (the launcher), the configuration, this PE's segments
+//! (the symmetric heap after the control block, and the program's global data: the library's
+//! shared-memory segments, or with every PE on the network route memory the network allocated at
+//! their addresses), one [`Record`] per PE traded through the launcher and checked against this
+//! PE's, the routes, the on-node peers' segments mapped, the segment names unlinked, and last the
+//! network, connected when some PE is on the network route.
 //!
 //! Invariants: every PE runs the same steps in the same order (each exchange is collective); a
 //! record another PE published that this library version would not write, or that disagrees with
