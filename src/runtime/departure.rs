@@ -66,18 +66,7 @@ pub fn wait_for(
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
-    if done() {
-        return;
-    }
-    let mut check = || {
-        if has_left(w, from) && !done() {
-            left_while_waited_for(call, from);
-        }
-    };
-    match w.remote() {
-        None => wait::until_watching_as(&done, || false, &mut check, what),
-        Some(net) => net.serve(|poll| wait::until_watching_as(&done, poll, &mut check, what)),
-    }
+    wait_while_there(w, call, || has_left(w, from).then_some(from), done, what);
 }
 
 /// As [`wait_for`], for something every member of `m` takes part in (a counter barrier's last
@@ -90,12 +79,25 @@ pub fn wait_for_members(
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
+    let gone = || (0..m.size).map(|i| m.world(i)).find(|&pe| has_left(w, pe));
+    wait_while_there(w, call, gone, done, what);
+}
+
+/// Waits until `done()`; in the wait's slow path, `gone()` names a PE the wait needs that has
+/// left, and then the job ends with the error naming it and `call`.
+#[inline]
+fn wait_while_there(
+    w: &World,
+    call: &'static str,
+    gone: impl Fn() -> Option<usize>,
+    done: impl Fn() -> bool,
+    what: impl Fn(&mut String),
+) {
     if done() {
         return;
     }
     let mut check = || {
-        let gone = (0..m.size).map(|i| m.world(i)).find(|&pe| has_left(w, pe));
-        if let Some(pe) = gone
+        if let Some(pe) = gone()
             && !done()
         {
             left_while_waited_for(call, pe);

@@ -68,8 +68,9 @@ static CEILING: AtomicU32 = AtomicU32::new(OVERSUBSCRIBED_SPINS);
 
 /// Sets the floor, the ceiling and the starting budget for `local_pes` PEs on this node, at init.
 pub fn configure(local_pes: usize) {
-    OVERSUBSCRIBED.store(oversubscribed(local_pes), Ordering::Relaxed);
-    let (floor, ceiling) = if oversubscribed(local_pes) {
+    let over = oversubscribed(local_pes);
+    OVERSUBSCRIBED.store(over, Ordering::Relaxed);
+    let (floor, ceiling) = if over {
         (OVERSUBSCRIBED_SPINS, OVERSUBSCRIBED_SPINS)
     } else {
         (DEDICATED_FLOOR, MAX_SPINS)
@@ -89,7 +90,7 @@ pub fn oversubscribed_node() -> bool {
 }
 
 /// Whether `local_pes` PEs on this node outnumber the cores this process may run on.
-pub fn oversubscribed(local_pes: usize) -> bool {
+fn oversubscribed(local_pes: usize) -> bool {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     local_pes > cores
 }
