@@ -5,7 +5,9 @@
 //! `runtime::remote` (puts, gets, atomics, quiet and fence) and the control-word accesses of
 //! the `World` (the signals of barriers and collectives, and loads of a peer's published values).
 //! Each counts itself there with one relaxed increment of a process-wide word, on the network
-//! route only: the shared-memory path never reaches these functions. Strided transfers count one
+//! route only (the shared-memory path never reaches these functions), and only when
+//! `SHMEM_COUNTS` asked for the counts ([`enable`]): an increment is a locked instruction, which
+//! costs as much as the rest of a put into a peer UCX maps here. Strided transfers count one
 //! message per block, since each block is one transfer on the wire. Puts and gets count their
 //! data bytes too ([`moved`]): the volume a PE sends (puts) and fetches (gets), so that a table
 //! can show what a collective moves per PE, not only how many messages.
@@ -15,7 +17,7 @@
 //! `shmem_init`, so a repeated initialization prints the running total.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What one count is of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,10 +44,20 @@ static COUNTS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 /// Data bytes put (index 0) and got (index 1).
 static BYTES: [AtomicU64; 2] = [const { AtomicU64::new(0) }; 2];
 
+/// Whether operations are counted ([`enable`]).
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// Counts from now on if `on` (`SHMEM_COUNTS`; set at start-up, before any operation).
+pub fn enable(on: bool) {
+    ON.store(on, Ordering::Relaxed);
+}
+
 /// Counts `n` operations of kind `k`.
 #[inline(always)]
 pub fn add(k: Kind, n: u64) {
-    COUNTS[k as usize].fetch_add(n, Ordering::Relaxed);
+    if ON.load(Ordering::Relaxed) {
+        COUNTS[k as usize].fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 /// Counts one operation of kind `k`.
@@ -63,7 +75,9 @@ pub fn moved(k: Kind, n: u64, bytes: u64) {
         Kind::Get => 1,
         _ => return,
     };
-    BYTES[i].fetch_add(bytes, Ordering::Relaxed);
+    if ON.load(Ordering::Relaxed) {
+        BYTES[i].fetch_add(bytes, Ordering::Relaxed);
+    }
 }
 
 /// The counts so far, in [`Kind`] order.
@@ -114,6 +128,7 @@ mod tests {
 
     #[test]
     fn counts_grow() {
+        enable(true);
         let before = snapshot();
         count(Kind::Signal);
         add(Kind::Put, 3);

@@ -230,6 +230,7 @@ pub(super) fn build(call: &'static str) -> World {
     // After the bootstrap, so that a bad value stops the whole job, not just this PE.
     let (config, sources) =
         Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
+    super::counters::enable(config.counts);
 
     // Our own segments: the heap (control block, guard, SHMEM_SYMMETRIC_SIZE) and the global data.
     let page = 4096;

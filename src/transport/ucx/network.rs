@@ -34,7 +34,7 @@ use super::{
 };
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
@@ -206,6 +206,9 @@ pub struct Lane {
     /// worker (a worker flush alone was seen to return before a large get over shared memory had
     /// written all of its destination).
     gets: Mutex<Vec<Request>>,
+    /// Whether `gets` may hold a request: set under its lock, so that a quiet with none in flight
+    /// (the common case: a get into a peer mapped here completes at once) takes no lock.
+    tracking: AtomicBool,
 }
 
 impl Lane {
@@ -238,6 +241,7 @@ impl Lane {
             fenced: AtomicU64::new(0),
             quieted: AtomicU64::new(0),
             gets: Mutex::new(Vec::new()),
+            tracking: AtomicBool::new(false),
         })
     }
 
@@ -302,10 +306,9 @@ impl Lane {
     /// Keeps a non-blocking get's request until the next [`Lane::quiet`].
     pub fn track(&self, request: Request) -> Result<()> {
         if !request.is_complete()? {
-            self.gets
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(request);
+            let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
+            gets.push(request);
+            self.tracking.store(true, Ordering::Release);
         }
         Ok(())
     }
@@ -343,7 +346,13 @@ impl Lane {
         // `puts`, so they need no flush.
         std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
-        let gets = std::mem::take(&mut *self.gets.lock().unwrap_or_else(|e| e.into_inner()));
+        let gets = if self.tracking.load(Ordering::Acquire) {
+            let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
+            self.tracking.store(false, Ordering::Relaxed);
+            std::mem::take(&mut *gets)
+        } else {
+            Vec::new()
+        };
         if gets.is_empty() && self.quieted.load(Ordering::Acquire) == issued {
             return Ok(());
         }

@@ -135,7 +135,7 @@ impl RemoteKey {
             unsafe { ptr::copy(src, self.mapped.add(offset), len) };
             // The stores come before whatever this PE writes next (a signal, a flag).
             fence(Ordering::Release);
-            return self.endpoint.worker.request("ucp_put_nbx", ptr::null_mut());
+            return Ok(Request::done("ucp_put_nbx"));
         }
         let param = ucp_request_param_t::default();
         // SAFETY: endpoint and key are live; src is valid until completion (caller's contract);
@@ -166,7 +166,7 @@ impl RemoteKey {
             // SAFETY: the range is inside the region (checked), mapped here for the key's life;
             // dst is writable (caller's contract).
             unsafe { ptr::copy(self.mapped.add(offset), dst, len) };
-            return self.endpoint.worker.request("ucp_get_nbx", ptr::null_mut());
+            return Ok(Request::done("ucp_get_nbx"));
         }
         let param = ucp_request_param_t::default();
         // SAFETY: endpoint and key are live; dst is valid until completion (caller's contract);

@@ -99,7 +99,7 @@ impl WorkerHandle {
         Ok(Request {
             raw: ptr,
             call,
-            worker: self.clone(),
+            worker: (!ptr.is_null()).then(|| self.clone()),
         })
     }
 }
@@ -331,13 +331,33 @@ pub struct Request {
     /// NULL when the operation completed at once, else the UCX request.
     raw: *mut c_void,
     call: &'static str,
-    worker: Arc<WorkerHandle>,
+    /// The worker that progresses the request, while there is one (`raw` not NULL): a completed
+    /// operation takes no reference (a reference is two locked instructions, as much as the rest
+    /// of a put into a peer mapped here).
+    worker: Option<Arc<WorkerHandle>>,
 }
 
 // SAFETY: a request is checked and freed under its worker's lock (UCS_THREAD_MODE_MULTI).
 unsafe impl Send for Request {}
 
 impl Request {
+    /// An operation of `call` that completed when it was issued.
+    #[inline]
+    pub(super) const fn done(call: &'static str) -> Request {
+        Request {
+            raw: ptr::null_mut(),
+            call,
+            worker: None,
+        }
+    }
+
+    /// The worker of a request in flight (`raw` not NULL).
+    fn worker(&self) -> &WorkerHandle {
+        self.worker
+            .as_deref()
+            .expect("a request in flight keeps its worker")
+    }
+
     /// Whether the operation has completed; its error if it failed.
     pub fn is_complete(&self) -> Result<bool> {
         if self.raw.is_null() {
@@ -355,13 +375,19 @@ impl Request {
     }
 
     /// Progresses the worker until the operation completes.
-    pub fn wait(mut self) -> Result<()> {
+    #[inline]
+    pub fn wait(self) -> Result<()> {
         if self.raw.is_null() {
             return Ok(());
         }
+        self.wait_in_flight()
+    }
+
+    #[inline(never)]
+    fn wait_in_flight(mut self) -> Result<()> {
         let raw = self.raw;
         let mut status = UCS_INPROGRESS;
-        self.worker.progress_until(|| {
+        self.worker().progress_until(|| {
             // SAFETY: raw is a live request until freed below.
             status = unsafe { ucp_request_check_status(raw) };
             status != UCS_INPROGRESS
@@ -384,7 +410,7 @@ impl Request {
         let raw = self.raw;
         let mut status = UCS_INPROGRESS;
         let mut late = false;
-        self.worker.progress_until(|| {
+        self.worker().progress_until(|| {
             // SAFETY: raw is a live request until freed below (or by drop).
             status = unsafe { ucp_request_check_status(raw) };
             if status != UCS_INPROGRESS {
