@@ -488,11 +488,6 @@ impl Network {
         Ok(self.lanes[i].get().expect("set just above"))
     }
 
-    /// Whether this node's PEs outnumber its cores ([`Server::shares_cores`]).
-    pub(super) fn shares_cores(&self) -> bool {
-        self.server.shares_cores()
-    }
-
     /// The endpoint raises to `pe` go through.
     pub(super) fn raiser(&self, pe: usize) -> Result<&Endpoint> {
         self.raisers[pe].as_ref().ok_or(Error {

@@ -146,12 +146,6 @@ impl Server {
         lost * LOST_SHARE > elapsed
     }
 
-    /// Whether this node's PEs outnumber its cores (turns hand the worker back early, and the
-    /// progress thread often serves it).
-    pub fn shares_cores(&self) -> bool {
-        self.shared
-    }
-
     /// Has the raises that arrive at the worker applied to `words` (this PE's heap).
     pub fn receive_raises(&self, words: Words) {
         let _ = self.raises.set(words);

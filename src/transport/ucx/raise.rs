@@ -20,10 +20,6 @@
 //! drained records of two threads may land in either order, and a maximum cannot take the word
 //! back.
 //!
-//! Where this node's PEs outnumber its cores a PE sends no raises but the put they replace (the
-//! send takes the target worker's lock, which the progress thread often holds there: 4 PEs on 2
-//! cores stalled for milliseconds); it still receives them, from PEs on nodes with a core each.
-//!
 //! Ordering: a raise is not ordered after the puts before it (the stream and the emulated RMA are
 //! separate protocols); it is used only where what precedes it is complete (a barrier after its
 //! quiet, a round of a dissemination barrier) or is the target's own memory.

@@ -234,13 +234,6 @@ impl transport::Network for Network {
         {
             return Ok(());
         }
-        if self.shares_cores() {
-            // A raise is sent from the target worker, whose lock the progress thread holds while
-            // it serves, and where PEs outnumber cores it serves often: there 4 PEs on 2 cores
-            // stalled for milliseconds at a time (as a lock held by a preempted thread would
-            // make them). The put goes from the lane, which only this thread progresses.
-            return transport::Network::control_store(self, pe, off, value);
-        }
         Ok(self.raiser(pe)?.raise(off, value)?)
     }
 
