@@ -42,10 +42,6 @@ const FUNCTIONS: &[&str] = &[
     "ucp_request_check_status",
     "ucp_request_free",
     "ucp_mem_query",
-    "ucp_stream_send_nbx",
-    "ucp_stream_worker_poll",
-    "ucp_stream_recv_data_nb",
-    "ucp_stream_data_release",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.
@@ -72,7 +68,6 @@ const TYPES: &[&str] = &[
     "ucp_datatype_t",
     "ucp_mem_attr_t",
     "ucp_mem_attr_field",
-    "ucp_stream_poll_ep_t",
 ];
 
 /// The object-like macros the re-implemented function-like ones need.

@@ -28,9 +28,8 @@ impl Drop for ContextHandle {
     }
 }
 
-/// A UCP context with the features the OpenSHMEM route needs: RMA, 32- and 64-bit atomics,
-/// streams (the control signals of [`super::raise`]), and wake-up (event file descriptors for the
-/// progress thread).
+/// A UCP context with the features the OpenSHMEM route needs: RMA, 32- and 64-bit atomics, and
+/// wake-up (event file descriptors for the progress thread).
 #[derive(Clone)]
 pub struct Context {
     pub(super) handle: Arc<ContextHandle>,
@@ -75,11 +74,8 @@ impl Context {
         }
         let params = ucp_params_t {
             field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
-            features: (UCP_FEATURE_RMA
-                | UCP_FEATURE_AMO32
-                | UCP_FEATURE_AMO64
-                | UCP_FEATURE_STREAM
-                | UCP_FEATURE_WAKEUP) as u64,
+            features: (UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP)
+                as u64,
             mt_workers_shared: 1,
             ..Default::default()
         };

@@ -3,7 +3,7 @@
 //!
 //! The objects and what keeps what alive:
 //!
-//! - [`Context`]: one UCP context with the RMA, AMO32, AMO64, STREAM and WAKEUP features, shared by the
+//! - [`Context`]: one UCP context with the RMA, AMO32, AMO64 and WAKEUP features, shared by the
 //!   workers of every thread (`mt_workers_shared`).
 //! - [`Worker`]: a UCP worker in `UCS_THREAD_MODE_MULTI`, so the PE's threads and a
 //!   [`ProgressThread`] may use it at once (a [`Server`] keeps them from taking turns on it). Its [`Worker::address`] is what a peer needs to connect.
@@ -16,8 +16,6 @@
 //!   given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
-//! - [`raise`]: the control signals whose word only grows, one stream message each, applied by
-//!   whoever progresses the target worker.
 //! - [`Network`]: all of the above for one PE: the target worker peers connect to and the progress
 //!   thread that serves it, and a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
 //!   context; built from the cards ([`Local::card`]) the PEs exchange at init.
@@ -46,7 +44,6 @@ mod about;
 pub mod context;
 pub mod network;
 pub mod progress;
-pub mod raise;
 mod remote;
 pub mod rma;
 pub mod worker;

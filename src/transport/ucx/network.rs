@@ -13,10 +13,6 @@
 //!   that waits for one of its operations (which serves the target worker meanwhile). Quiet and
 //!   fence of a context act on its lane only.
 //!
-//! The target worker also has an endpoint to every other PE's target worker, the *raisers*: the
-//! stream endpoints of [`super::raise`] (a barrier's signals, one message each), opened by every PE
-//! at connection so that each pair is connected both ways, as UCX's streams need.
-//!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
 //! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`]) and describes them in a [`Local::card`] (text: target worker
 //! address, then base, length and packed remote key per segment); [`Network::connect`] takes every
@@ -32,12 +28,10 @@
 //! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 
-use super::raise::Words;
 use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
     Server, Worker,
 };
-use crate::transport::HEAP;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -400,9 +394,6 @@ pub struct Network {
     progress: Option<ProgressThread>,
     /// The target worker's server (the progress thread's, kept after it stops).
     server: Arc<Server>,
-    /// Per PE: the target worker's endpoint to that PE's target worker, for raises
-    /// ([`super::raise`]); `None` for this PE itself.
-    raisers: Vec<Option<Endpoint>>,
     _target: Worker,
     _regions: Vec<Option<MemoryRegion>>,
     context: Context,
@@ -424,23 +415,8 @@ impl Network {
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))
             .collect::<Result<Vec<Card>>>()?;
-        let own = local.target.address()?;
         let progress = ProgressThread::spawn(&local.target)?;
         let server = progress.server().clone();
-        if let Some(Some(heap)) = local.regions.get(HEAP) {
-            // SAFETY: the heap is mapped for the life of the process and its control words are
-            // accessed as atomics only (the contract of `Local::new`).
-            server.receive_raises(unsafe { Words::new(heap.base() as usize, heap.len()) });
-        }
-        let mut raisers = Vec::with_capacity(cards.len());
-        for card in &cards {
-            raisers.push(if card.address == own {
-                None
-            } else {
-                // SAFETY: the address is the bytes a peer's Worker::address produced.
-                Some(unsafe { local.target.connect(&card.address) }?)
-            });
-        }
         let default = Lane::open(&local.context, &cards, &server)?;
         let lanes: Box<[OnceLock<Lane>]> = (0..lanes.max(1)).map(|_| OnceLock::new()).collect();
         let _ = lanes[0].set(default);
@@ -449,7 +425,6 @@ impl Network {
             cards,
             progress: Some(progress),
             server,
-            raisers,
             _target: local.target,
             _regions: local.regions,
             context: local.context,
@@ -488,14 +463,6 @@ impl Network {
         Ok(self.lanes[i].get().expect("set just above"))
     }
 
-    /// The endpoint raises to `pe` go through.
-    pub(super) fn raiser(&self, pe: usize) -> Result<&Endpoint> {
-        self.raisers[pe].as_ref().ok_or(Error {
-            call: "a raise of this PE's own word over UCX",
-            status: UCS_ERR_INVALID_PARAM,
-        })
-    }
-
     /// Closes every endpoint of every lane, waiting until `deadline` at the latest. Call it once
     /// the PEs agreed that no operation targets this PE any more, and keep the progress thread
     /// running until every PE has closed its endpoints too (a bootstrap barrier), then
@@ -504,12 +471,6 @@ impl Network {
         let mut first_error = Ok(());
         for lane in self.lanes.iter_mut().filter_map(OnceLock::get_mut) {
             let closed = lane.close(deadline);
-            if first_error.is_ok() {
-                first_error = closed;
-            }
-        }
-        for raiser in self.raisers.drain(..).flatten() {
-            let closed = raiser.close_by(deadline);
             if first_error.is_ok() {
                 first_error = closed;
             }

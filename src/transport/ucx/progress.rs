@@ -31,7 +31,6 @@
 //! the fd only after `ucp_worker_arm` said nothing is pending. Stopping sets a flag, unparks the
 //! thread and signals the worker, so the flag is seen wherever the thread sleeps.
 
-use super::raise::Words;
 use super::{Armed, Error, Result, Worker};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -69,8 +68,6 @@ pub struct Server {
     /// and the nanoseconds of its gaps so far.
     window: AtomicU64,
     lost: AtomicU64,
-    /// Where the raises that arrive at the worker land ([`super::raise`]), once known.
-    raises: OnceLock<Words>,
 }
 
 /// One thread in a turn, in `Server::state`.
@@ -146,24 +143,6 @@ impl Server {
         lost * LOST_SHARE > elapsed
     }
 
-    /// Has the raises that arrive at the worker applied to `words` (this PE's heap).
-    pub fn receive_raises(&self, words: Words) {
-        let _ = self.raises.set(words);
-    }
-
-    /// Progresses the worker once; applies the raises that arrived. Whether it did something.
-    #[inline]
-    fn progress(&self) -> bool {
-        if self.worker.progress() == 0 {
-            return false;
-        }
-        if let Some(words) = self.raises.get() {
-            // SAFETY: the records were sent to this worker, which is live (ours).
-            unsafe { words.drain(self.worker.raw()) };
-        }
-        true
-    }
-
     #[inline]
     fn in_turn(&self) -> bool {
         self.state.load(Ordering::SeqCst) & IN_TURN != 0
@@ -214,7 +193,7 @@ impl Turn<'_> {
             self.retry = true;
             return Served::No;
         }
-        let answered = self.server.progress();
+        let answered = self.server.worker.progress() != 0;
         self.polled = Instant::now();
         if answered {
             self.last = self.polled;
@@ -294,7 +273,6 @@ impl ProgressThread {
             shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
             window: AtomicU64::new(0),
             lost: AtomicU64::new(0),
-            raises: OnceLock::new(),
         });
         let thread = {
             let server = server.clone();
@@ -357,7 +335,7 @@ fn run(server: &Server) -> Result<()> {
             ended = server.turns_ended();
             continue;
         }
-        while server.progress() {}
+        while worker.progress() != 0 {}
         if server.in_turn() || worker.arm()? == Armed::Busy {
             continue;
         }

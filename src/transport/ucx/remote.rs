@@ -12,9 +12,7 @@
 //!
 //! Control words go straight through the heap's remote key of the default lane, not
 //! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
-//! Where UCX maps the peer's heap here, a control store is a CPU atomic store on the mapping. A
-//! raise (a word that only grows: a barrier's epoch) to a peer not mapped here is one stream
-//! message ([`super::raise`]), where a store is a put that the target answers.
+//! Where UCX maps the peer's heap here, a control store is a CPU atomic store on the mapping.
 
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
@@ -224,17 +222,6 @@ impl transport::Network for Network {
         // SAFETY: `value` lives on this frame until the put completed locally, just below.
         let put = unsafe { key.put_nbi(off, (&raw const value).cast(), 8) };
         Ok(put.and_then(Request::wait)?)
-    }
-
-    fn control_raise(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
-        if self
-            .default_lane()
-            .rkey(pe, HEAP)?
-            .raise_mapped(off, value)?
-        {
-            return Ok(());
-        }
-        Ok(self.raiser(pe)?.raise(off, value)?)
     }
 
     fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {

@@ -319,21 +319,6 @@ impl RemoteKey {
         Ok(reply)
     }
 
-    /// Raises the 64-bit word at `offset` to at least `value` with a CPU atomic maximum if the
-    /// region is mapped here (then true); false if not (the caller sends a raise,
-    /// [`super::raise`]). The word is checked either way.
-    pub fn raise_mapped(&self, offset: usize, value: u64) -> Result<bool> {
-        self.address("a raise", offset, 8, 8)?;
-        if self.mapped.is_null() {
-            return Ok(false);
-        }
-        // SAFETY: the word is inside the region and aligned (checked), mapped here for the key's
-        // life; peers update it only atomically.
-        let word = unsafe { AtomicU64::from_ptr(self.mapped.add(offset).cast()) };
-        word.fetch_max(value, Ordering::SeqCst);
-        Ok(true)
-    }
-
     /// Reads the word atomically (a fetching OR with 0).
     pub fn fetch<T: AmoWord + Default>(&self, offset: usize) -> Result<T> {
         self.fetching(UCP_ATOMIC_OP_OR, offset, T::default())

@@ -186,11 +186,6 @@ impl Worker {
         unsafe { ucp_worker_progress(self.handle.raw) }
     }
 
-    /// The raw handle, for calls made inside this module tree.
-    pub(super) fn raw(&self) -> ucp_worker_h {
-        self.handle.raw
-    }
-
     /// The worker's event file descriptor: readable when there is work after [`Worker::arm`]
     /// returned [`Armed::Idle`], or after [`Worker::signal`].
     pub fn event_fd(&self) -> Result<BorrowedFd<'_>> {
