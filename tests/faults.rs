@@ -336,12 +336,6 @@ const BLOCKED_LINES: &[&str] = &[
 /// What the computing PE 3 answers.
 const COMPUTING_LINE: &str = "[PE 3] not blocked in the library (computing";
 
-/// PEs 0 and 1 of the deadlocked job say they wait in the barrier for PE 3 (dissemination: the
-/// round each is in) or for PEs 2 and 3 (the counter barrier of an oversubscribed node).
-fn assert_barrier_lines(run: &support::Run) {
-    support::assert_barrier_report(&run.stderr, &run.describe());
-}
-
 fn assert_lines(run: &support::Run, lines: &[&str]) {
     for line in lines {
         assert!(
@@ -361,7 +355,7 @@ fn timeout_reports_where_every_pe_is() {
     assert!(run.stdout.contains("deadlocked"), "{}", run.describe());
     assert!(run.stderr.contains("timed out"), "{}", run.describe());
     assert_lines(&run, BLOCKED_LINES);
-    assert_barrier_lines(&run);
+    support::assert_barrier_report(&run.stderr, &run.describe());
     assert_lines(&run, &[COMPUTING_LINE]);
     assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
     assert_nothing_left(&run, pid, &mark);
@@ -408,7 +402,7 @@ fn sigquit_and_hang_report() {
         run.describe()
     );
     assert_lines(&run, BLOCKED_LINES);
-    assert_barrier_lines(&run);
+    support::assert_barrier_report(&run.stderr, &run.describe());
     assert_lines(&run, &[COMPUTING_LINE]);
     // Each blocked PE: once by itself (SHMEM_HANG_REPORT) and once on request; PE 3 on request.
     for pe in 0..3 {

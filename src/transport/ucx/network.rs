@@ -14,10 +14,11 @@
 //!   fence of a context act on its lane only.
 //!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
-//! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`]) and describes them in a [`Local::card`] (text: target worker
-//! address, then base, length and packed remote key per segment); [`Network::connect`] takes every
-//! PE's card (this PE's included: a PE on the UCX route reaches itself through UCX too), opens the
-//! default lane and starts the progress thread.
+//! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`])
+//! and describes them in a [`Local::card`] (text: target worker address, then base, length and
+//! packed remote key per segment); [`Network::connect`] takes every PE's card (this PE's included:
+//! a PE on the UCX route reaches itself through UCX too), opens the default lane and starts the
+//! progress thread.
 //!
 //! Invariants: every lane has an endpoint and, for each segment a PE registered, a remote key;
 //! segment `s` of the cards is segment `s` of every accessor here. [`Network::close`] closes the

@@ -12,7 +12,7 @@
 //!
 //! Control words go straight through the heap's remote key of the default lane, not
 //! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
-//! Where UCX maps the peer's heap here, a control store is a CPU atomic store on the mapping.
+//! Where UCX maps the peer's heap here, a control store is a CPU store on the mapping.
 
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
@@ -214,14 +214,7 @@ impl transport::Network for Network {
     }
 
     fn control_store(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
-        let key = self.default_lane().rkey(pe, HEAP)?;
-        if key.completes_at_once() {
-            // A CPU store into the peer's heap mapped here: no message, no target progress.
-            return Ok(key.swap(off, value).map(drop)?);
-        }
-        // SAFETY: `value` lives on this frame until the put completed locally, just below.
-        let put = unsafe { key.put_nbi(off, (&raw const value).cast(), 8) };
-        Ok(put.and_then(Request::wait)?)
+        Ok(self.default_lane().rkey(pe, HEAP)?.store(off, value)?)
     }
 
     fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
