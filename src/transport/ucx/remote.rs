@@ -12,7 +12,7 @@
 //!
 //! Control words go straight through the heap's remote key of the default lane, not
 //! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
-//! Where UCX maps the peer's heap here, a control store is a CPU store on the mapping.
+//! Where UCX maps the peer's heap here, a control store is a CPU atomic swap on the mapping.
 
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};

@@ -307,23 +307,18 @@ impl RemoteKey {
     }
 
     /// Stores the 64-bit `value` at `offset` so that the peer reads the old or the new word, never
-    /// a mix, and returns once `value` may go: a release store on a region mapped here (as a store
-    /// into a mapped control block is on the shared-memory route), else an 8-byte put that lands
-    /// by the target's progress.
+    /// a mix, and returns once `value` may go: on a region mapped here an atomic swap (a locked
+    /// instruction: the word is visible to the peer when it returns), else an 8-byte put that
+    /// lands by the target's progress.
     pub fn store(&self, offset: usize, value: u64) -> Result<()> {
         if !self.mapped.is_null() {
-            self.address("a control store", offset, 8, 8)?;
-            // SAFETY: the word is inside the region and aligned (checked), mapped here for the
-            // key's life; peers access it only atomically.
-            unsafe { AtomicU64::from_ptr(self.mapped.add(offset).cast()) }
-                .store(value, Ordering::Release);
-            return Ok(());
+            return self.swap(offset, value).map(drop);
         }
         // SAFETY: `value` lives on this frame until the put completed locally, just below.
         unsafe { self.put_nbi(offset, (&raw const value).cast(), 8) }?.wait()
     }
 
-    /// Stores `value` atomically (a swap whose old value is dropped).
+    /// Stores `value` atomically (a swap whose old value is dropped), on every route.
     #[cfg(test)]
     pub fn set<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {
         self.swap(offset, value).map(|_| ())
