@@ -42,6 +42,9 @@ const FUNCTIONS: &[&str] = &[
     "ucp_request_check_status",
     "ucp_request_free",
     "ucp_mem_query",
+    "ucp_tag_send_nbx",
+    "ucp_tag_probe_nb",
+    "ucp_tag_msg_recv_nbx",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.
@@ -68,6 +71,8 @@ const TYPES: &[&str] = &[
     "ucp_datatype_t",
     "ucp_mem_attr_t",
     "ucp_mem_attr_field",
+    "ucp_tag_recv_info_t",
+    "ucp_tag_message_h",
 ];
 
 /// The object-like macros the re-implemented function-like ones need.

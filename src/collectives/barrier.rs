@@ -17,8 +17,10 @@
 //! 2 cores dissemination stays, 0.21 vs 0.25 us).
 //!
 //! A signal goes by the receiver's route: a store or CPU atomic into its mapped control block, or
-//! over UCX an 8-byte put (the epoch) or a non-fetching add (the counter), neither of which waits
-//! for a reply. The wait is always on this PE's own control block.
+//! over UCX a raise of the word to the epoch (one tagged message: `World::control_raise`; what
+//! came before the barrier is complete, by its quiet or its caller's) or a non-fetching add (the
+//! counter), neither of which waits for a reply. The wait is always on this PE's own control
+//! block.
 
 pub use super::node::{signal, wait_signal};
 use super::{Group, Sync};
@@ -63,7 +65,7 @@ pub fn team(w: &World, slot: usize, m: &Members) {
     let mut round = 0;
     while distance < n {
         let to = m.world((m.me + distance) % n);
-        w.control_store(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
+        w.control_raise(CALL, to, |c| &c.teams[slot].barrier[round].0, epoch);
         let flag = &mine.barrier[round].0;
         let from = m.world((m.me + n - distance % n) % n);
         let rounds = n.next_power_of_two().trailing_zeros();

@@ -213,6 +213,11 @@ impl<'a> Sig<'a> {
                 Word::Arrive => {
                     Self::word(w.control(w.me), slot, which).store(self.epoch, Ordering::Release)
                 }
+                // A round's word only grows, and what precedes a round is complete (a quiet) or
+                // the leader's own memory: one message where a store may take two.
+                Word::Round(_) => {
+                    w.control_raise(self.call, to, |c| Self::word(c, slot, which), self.epoch)
+                }
                 _ => w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch),
             },
             Sync::ActiveSet => signal(w, to),

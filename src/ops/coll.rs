@@ -129,6 +129,7 @@ pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
         return -1;
     };
     agree::check(&c, None, None);
+    super::sync::settle(c.w, call);
     crate::collectives::barrier::group(c.w, &c.g);
     0
 }

@@ -29,7 +29,9 @@ pub fn rendezvous(w: &World, call: &'static str) {
     let generation = FINALIZES.fetch_add(1, Ordering::AcqRel) + 1;
     for pe in 0..w.npes {
         if w.me < ASET_PES {
-            w.control_add(call, pe, |c| &c.left[w.me], 1);
+            // Behind this PE's barrier signals to `pe` (over UCX they take a path of their own,
+            // `transport::ucx::signals`): a peer waiting for one of them sees it first.
+            w.control_notice(call, pe, |c| &c.left[w.me], generation);
         }
         w.control_add(call, pe, |c| &c.finalized.0, 1);
     }

@@ -417,6 +417,49 @@ impl World {
         }
     }
 
+    /// Raises the word `field` selects in `pe`'s control block to `value`, for a word that only
+    /// grows and has one writer per value (a barrier round's epoch, a PE's count of finalizes): a
+    /// release store into a mapped block, the network's raise otherwise (one message where a
+    /// store may take two). Not ordered after this PE's earlier puts to `pe`: use it after a
+    /// quiet, or where nothing precedes it that `pe` reads.
+    pub fn control_raise(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+        value: u64,
+    ) {
+        match self.control_target(pe, &field) {
+            Ok(word) => word.store(value, Ordering::Release),
+            Err(off) => {
+                super::counters::count(super::counters::Kind::Signal);
+                if let Err(e) = self.remote_or_fail().control_raise(pe, off, value) {
+                    fatal!(call, "signalling PE {pe} over the network: {e}");
+                }
+            }
+        }
+    }
+
+    /// As [`World::control_raise`], for a notice sent once that must arrive behind this PE's
+    /// earlier raises to `pe` (its finalize: see `runtime::departure`).
+    pub fn control_notice(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+        value: u64,
+    ) {
+        match self.control_target(pe, &field) {
+            Ok(word) => word.store(value, Ordering::Release),
+            Err(off) => {
+                super::counters::count(super::counters::Kind::Signal);
+                if let Err(e) = self.remote_or_fail().control_notice(pe, off, value) {
+                    fatal!(call, "signalling PE {pe} over the network: {e}");
+                }
+            }
+        }
+    }
+
     /// Loads `N` consecutive words of `pe`'s control block from the one `field` selects (acquire
     /// loads in order, or one network load).
     pub fn control_load<const N: usize>(

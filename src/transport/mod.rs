@@ -225,6 +225,21 @@ pub(crate) trait Network: Sized {
     /// or the new word, never a mix; it lands by progress, no quiet needed.
     fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()>;
 
+    /// Raises the control word at heap offset `off` of `pe` to at least `value`, for a word that
+    /// only grows (a barrier round's epoch). Not ordered after this PE's earlier puts: for a
+    /// signal after a quiet, or after nothing the target reads. A network may send it more
+    /// cheaply than a store.
+    fn control_raise(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        self.control_store(pe, off, value)
+    }
+
+    /// As [`Network::control_raise`], for a notice sent once (a PE's finalize) that must arrive
+    /// behind this PE's earlier raises to `pe`: a network whose raises take a path of their own
+    /// takes it only to a peer raised before, and stores otherwise.
+    fn control_notice(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        self.control_raise(pe, off, value)
+    }
+
     /// Adds `value` to the control word at heap offset `off` of `pe` (no reply awaited).
     fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()>;
 
@@ -427,6 +442,16 @@ impl Remote {
     /// See [`Network::control_store`].
     pub(crate) fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()> {
         each!(self, n => Network::control_store(n, pe, off, value))
+    }
+
+    /// See [`Network::control_raise`].
+    pub(crate) fn control_raise(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        each!(self, n => Network::control_raise(n, pe, off, value))
+    }
+
+    /// See [`Network::control_notice`].
+    pub(crate) fn control_notice(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        each!(self, n => Network::control_notice(n, pe, off, value))
     }
 
     /// See [`Network::control_add`].

@@ -28,8 +28,8 @@ impl Drop for ContextHandle {
     }
 }
 
-/// A UCP context with the features the OpenSHMEM route needs: RMA, 32- and 64-bit atomics, and
-/// wake-up (event file descriptors for the progress thread).
+/// A UCP context: the one of the OpenSHMEM route (RMA, 32- and 64-bit atomics, and wake-up: event
+/// file descriptors for the progress thread), or one for tagged messages ([`Context::for_messages`]).
 #[derive(Clone)]
 pub struct Context {
     pub(super) handle: Arc<ContextHandle>,
@@ -54,6 +54,17 @@ impl Context {
     /// A context configured by the `UCX_*` environment, then by `settings`: pairs of a UCX variable
     /// name without its `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
     pub fn with_config(settings: &[(&str, &str)]) -> Result<Context> {
+        let features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+        Context::with_features(features, settings)
+    }
+
+    /// A context for tagged messages only (`super::signals`), configured by the `UCX_*`
+    /// environment and then by `settings`.
+    pub fn for_messages(settings: &[(&str, &str)]) -> Result<Context> {
+        Context::with_features(UCP_FEATURE_TAG, settings)
+    }
+
+    fn with_features(features: ucp_feature, settings: &[(&str, &str)]) -> Result<Context> {
         let mut raw = ptr::null_mut();
         // SAFETY: NULL prefix and file select the default `UCX_` environment; `raw` is writable.
         check("ucp_config_read", unsafe {
@@ -74,8 +85,7 @@ impl Context {
         }
         let params = ucp_params_t {
             field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
-            features: (UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP)
-                as u64,
+            features: features as u64,
             mt_workers_shared: 1,
             ..Default::default()
         };

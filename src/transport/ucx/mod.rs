@@ -17,8 +17,10 @@
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
 //! - [`Network`]: all of the above for one PE: the target worker peers connect to and the progress
-//!   thread that serves it, and a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
-//!   context; built from the cards ([`Local::card`]) the PEs exchange at init.
+//!   thread that serves it, a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
+//!   context, and the [`signals`] worker (on a context of its own, for tagged messages) that
+//!   carries the barriers' signals to peers not mapped here; built from the cards
+//!   ([`Local::card`]) the PEs exchange at init.
 //!
 //! Invariants (enforced by ownership: each object holds an `Arc` of its parent's handle):
 //! a worker does not outlive its context; an endpoint does not outlive its worker; a remote key does
@@ -46,6 +48,7 @@ pub mod network;
 pub mod progress;
 mod remote;
 pub mod rma;
+pub mod signals;
 pub mod worker;
 
 pub(crate) use about::about;

@@ -13,12 +13,16 @@
 //!   that waits for one of its operations (which serves the target worker meanwhile). Quiet and
 //!   fence of a context act on its lane only.
 //!
+//! A third worker, on a context of its own, carries the control signals whose word only grows (a
+//! barrier round) to the peers not mapped here, one tagged message each ([`super::signals`]),
+//! progressed by the waits of this PE ([`Network::serve`]).
+//!
 //! Built in two steps so that the runtime can run the exchange through its bootstrap: [`Local`]
 //! registers this PE's segments (or takes the memory UCX allocated for them, [`Local::allocate`])
-//! and describes them in a [`Local::card`] (text: target worker address, then base, length and
-//! packed remote key per segment); [`Network::connect`] takes every PE's card (this PE's included:
-//! a PE on the UCX route reaches itself through UCX too), opens the default lane and starts the
-//! progress thread.
+//! and describes them in a [`Local::card`] (text: the target worker's address, the signal
+//! worker's, then base, length and packed remote key per segment); [`Network::connect`] takes
+//! every PE's card (this PE's included: a PE on the UCX route reaches itself through UCX too),
+//! opens the default lane and starts the progress thread.
 //!
 //! Invariants: every lane has an endpoint and, for each segment a PE registered, a remote key;
 //! segment `s` of the cards is segment `s` of every accessor here. [`Network::close`] closes the
@@ -29,10 +33,12 @@
 //! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 
+use super::signals::{Signals, Words};
 use super::{
     Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
     Server, Worker,
 };
+use crate::transport::HEAP;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -47,6 +53,8 @@ const LANE_POLL: u32 = 4;
 pub struct Local {
     context: Context,
     target: Worker,
+    /// The worker the peers' control signals arrive at ([`super::signals`]).
+    signals: Worker,
     /// Per segment: the region, or `None` for an empty segment.
     regions: Vec<Option<MemoryRegion>>,
 }
@@ -115,6 +123,7 @@ impl Local {
             None => Context::new()?,
         };
         let target = Worker::new(&context)?;
+        let signals = Signals::worker()?;
         let mut regions = Vec::new();
         for &(base, len) in segments {
             regions.push(match region_of(base, len) {
@@ -127,13 +136,17 @@ impl Local {
         Ok(Local {
             context,
             target,
+            signals,
             regions,
         })
     }
 
-    /// What a peer needs to reach this PE: `address/base.len.key/...` in hexadecimal.
+    /// What a peer needs to reach this PE: `address/signals/base.len.key/...` in hexadecimal (the
+    /// target worker's address, the signal worker's, then the segments).
     pub fn card(&self) -> Result<String> {
         let mut card = hex(&self.target.address()?);
+        card.push('/');
+        card.push_str(&hex(&self.signals.address()?));
         for region in &self.regions {
             match region {
                 Some(r) => {
@@ -155,6 +168,8 @@ impl Local {
 /// A PE's card, decoded.
 struct Card {
     address: Vec<u8>,
+    /// The address of the PE's signal worker.
+    signals: Vec<u8>,
     /// Per segment: base, length and packed key, or `None` for an empty segment.
     segments: Vec<Option<(u64, usize, Vec<u8>)>>,
 }
@@ -163,6 +178,7 @@ impl Card {
     fn parse(text: &str, segments: usize) -> Result<Card> {
         let mut fields = text.split('/');
         let address = fields.next().and_then(unhex).ok_or_else(bad_card)?;
+        let signals = fields.next().and_then(unhex).ok_or_else(bad_card)?;
         let mut parsed = Vec::new();
         for segment in fields {
             let mut parts = segment.split('.');
@@ -181,6 +197,7 @@ impl Card {
         }
         Ok(Card {
             address,
+            signals,
             segments: parsed,
         })
     }
@@ -391,6 +408,8 @@ impl Lane {
 pub struct Network {
     /// Lane `i` serves shmem context `i` (0: the default context); opened at the first use.
     lanes: Box<[OnceLock<Lane>]>,
+    /// The control signals to and from the peers not mapped here.
+    pub(super) signals: Signals,
     cards: Vec<Card>,
     progress: Option<ProgressThread>,
     /// The target worker's server (the progress thread's, kept after it stops).
@@ -416,6 +435,13 @@ impl Network {
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))
             .collect::<Result<Vec<Card>>>()?;
+        let heap = local.regions.get(HEAP).and_then(Option::as_ref);
+        let (base, len) = heap.map_or((0, 0), |r| (r.base() as usize, r.len()));
+        // SAFETY: the heap is mapped for the life of the process and its control words are
+        // accessed as atomics only (the contract of `Local::new`).
+        let words = unsafe { Words::new(base, len) };
+        let addresses = cards.iter().map(|c| c.signals.clone()).collect();
+        let signals = Signals::new(local.signals, addresses, words);
         let progress = ProgressThread::spawn(&local.target)?;
         let server = progress.server().clone();
         let default = Lane::open(&local.context, &cards, &server)?;
@@ -423,6 +449,7 @@ impl Network {
         let _ = lanes[0].set(default);
         Ok(Network {
             lanes,
+            signals,
             cards,
             progress: Some(progress),
             server,
@@ -469,7 +496,7 @@ impl Network {
     /// running until every PE has closed its endpoints too (a bootstrap barrier), then
     /// [`Network::stop`] it.
     pub fn close(&mut self, deadline: Instant) -> Result<()> {
-        let mut first_error = Ok(());
+        let mut first_error = self.signals.close(deadline);
         for lane in self.lanes.iter_mut().filter_map(OnceLock::get_mut) {
             let closed = lane.close(deadline);
             if first_error.is_ok() {
@@ -479,11 +506,12 @@ impl Network {
         first_error
     }
 
-    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the target
-    /// worker while this thread serves it instead of the progress thread ([`super::Turn`]), and
-    /// every `LANE_POLL` rounds the default lane (what it may hold back is this PE's own sends:
-    /// what the wait waits for arrives at the target worker, and over TCP each progress is a
-    /// system call); the poll says whether the wait should spin rather than yield.
+    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the signal
+    /// worker (the barriers' signals arrive there), the target worker while this thread serves it
+    /// instead of the progress thread ([`super::Turn`]), and every `LANE_POLL` rounds the default
+    /// lane (what it may hold back is this PE's own sends: what the wait waits for arrives at the
+    /// other two, and over TCP each progress is a system call); the poll says whether the wait
+    /// should spin rather than yield.
     #[inline]
     pub fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
@@ -493,6 +521,11 @@ impl Network {
             round = round.wrapping_add(1);
             if round.is_multiple_of(LANE_POLL) {
                 lane.poll();
+            }
+            // A signal that arrived is what the wait may wait for: it checks before this
+            // thread makes another system call.
+            if self.signals.poll() {
+                return true;
             }
             turn.poll() != Served::No
         })

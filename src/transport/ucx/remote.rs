@@ -12,7 +12,9 @@
 //!
 //! Control words go straight through the heap's remote key of the default lane, not
 //! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
-//! Where UCX maps the peer's heap here, a control store is a CPU atomic swap on the mapping.
+//! Where UCX maps the peer's heap here, a control store is a CPU atomic swap on the mapping. A
+//! raise (a word that only grows: a barrier's epoch) to a peer not mapped here is one tagged
+//! message ([`super::signals`]), where a store is a put that the target answers.
 
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
@@ -215,6 +217,25 @@ impl transport::Network for Network {
 
     fn control_store(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
         Ok(self.default_lane().rkey(pe, HEAP)?.store(off, value)?)
+    }
+
+    fn control_raise(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        if self
+            .default_lane()
+            .rkey(pe, HEAP)?
+            .raise_mapped(off, value)?
+        {
+            return Ok(());
+        }
+        Ok(self.signals.raise(pe, off, value)?)
+    }
+
+    fn control_notice(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {
+        if self.signals.opened(pe) {
+            transport::Network::control_raise(self, pe, off, value)
+        } else {
+            transport::Network::control_store(self, pe, off, value)
+        }
     }
 
     fn control_add(&self, pe: usize, off: usize, value: u64) -> transport::Result<()> {

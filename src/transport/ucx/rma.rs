@@ -318,6 +318,21 @@ impl RemoteKey {
         unsafe { self.put_nbi(offset, (&raw const value).cast(), 8) }?.wait()
     }
 
+    /// Raises the 64-bit word at `offset` to at least `value` with a CPU atomic maximum if the
+    /// region is mapped here (then true); false if not (the caller sends the raise as a message,
+    /// `super::signals`). The word is checked either way.
+    pub fn raise_mapped(&self, offset: usize, value: u64) -> Result<bool> {
+        self.address("a control signal", offset, 8, 8)?;
+        if self.mapped.is_null() {
+            return Ok(false);
+        }
+        // SAFETY: the word is inside the region and aligned (checked), mapped here for the key's
+        // life; peers update it only atomically.
+        let word = unsafe { AtomicU64::from_ptr(self.mapped.add(offset).cast()) };
+        word.fetch_max(value, Ordering::SeqCst);
+        Ok(true)
+    }
+
     /// Stores `value` atomically (a swap whose old value is dropped), on every route.
     #[cfg(test)]
     pub fn set<T: AmoWord>(&self, offset: usize, value: T) -> Result<()> {

@@ -325,6 +325,22 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// Gives the endpoint up without closing it: the destroy of its worker takes it down. For an
+    /// endpoint whose peer no longer progresses its worker (past the last barrier of a finalize),
+    /// where a flushing close could wait for the peer until its deadline. An endpoint with remote
+    /// keys alive is left open for the life of the process.
+    pub fn abandon(self) {
+        let Ok(handle) = Arc::try_unwrap(self.handle) else {
+            return;
+        };
+        let handle = ManuallyDrop::new(handle);
+        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once; the
+        // endpoint is never used again, and ucp_worker_destroy releases it with the worker.
+        drop(unsafe { ptr::read(&handle.worker) });
+    }
+}
+
 /// A non-blocking operation in flight, or already complete. Dropping it does not cancel the
 /// operation: it completes at the next flush of its worker or endpoint.
 pub struct Request {

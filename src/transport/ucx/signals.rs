@@ -1,0 +1,309 @@
+//! Signals: the control words that only grow (a barrier round's epoch, the count of a PE's
+//! finalizes), raised at a peer UCX does not map here by one tagged message each.
+//!
+//! Why: over TCP, UCX emulates a put with an active message that the target's worker answers with
+//! a completion message. A barrier round cost two messages where OSHMEM's (tagged messages of its
+//! MPI layer) costs one, and the target's answer sat between the signal's arrival and the waiter
+//! seeing it. A tagged message is one message with no answer.
+//!
+//! The messages have a context and a worker of their own ([`Context::for_messages`]), with one lane
+//! per endpoint ([`SETTINGS`]). With the tag feature in the OpenSHMEM context, UCX 1.13 added a
+//! second lane on another interface (for rendezvous) and crashed in its TCP wireup in our tests; a
+//! 16-byte message needs no rendezvous.
+//!
+//! A signal is a record of two words, the offset of the word in the peer's heap and the value,
+//! sent to the peer's signal worker through the endpoint opened at the first signal to that peer.
+//! That worker is progressed only by its PE's threads while they wait in the library
+//! ([`Signals::poll`]): a signal matters only to the PE whose word it raises, and only while that
+//! PE waits for it, so no progress thread is woken for it. A poll applies every record that
+//! arrived as an atomic maximum on its word: the records of one peer arrive in order, but several
+//! peers may raise one word and two threads may apply theirs in either order, and a maximum cannot
+//! take a word back.
+//!
+//! Ordering: a signal is not ordered after the puts before it (another worker carries it); it is
+//! sent only where what precedes it is complete (a barrier after its quiet, a dissemination
+//! round) or is none of the peer's business. A PE's signals to one peer arrive in the order it
+//! sent them, so the notice that it left (its finalize count, a signal too) comes after its last
+//! barrier round.
+//!
+//! Invariants: records land only in this PE's heap (range and alignment checked per record); a send
+//! that does not complete at once keeps its record, boxed, with its request until it does.
+
+use super::{Context, Endpoint, Request, Result, Worker};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+use ucx_sys::*;
+
+/// How the signal context is configured beyond `UCX_*`: no rendezvous lanes, so every endpoint
+/// has one lane (the records are 16 bytes, always sent eagerly).
+pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "0")];
+
+/// The tag of every record (only this library's workers use the context).
+const TAG: ucp_tag_t = 0x7273_686d_656d_0001;
+
+/// Bytes of one record: the word's offset in the target's heap, then the value (native order: the
+/// PEs of a job share an architecture).
+pub const RECORD: usize = 16;
+
+/// This PE's signal worker and its endpoints to the peers' signal workers.
+pub struct Signals {
+    /// Per PE: the endpoint to its signal worker, opened at the first signal; `addresses[pe]` is
+    /// what it connects to.
+    endpoints: Box<[OnceLock<Endpoint>]>,
+    addresses: Vec<Vec<u8>>,
+    /// Sends that had not completed when they returned, with their records.
+    pending: Mutex<Vec<(Request, Box<[u64; 2]>)>>,
+    /// Whether `pending` may hold a send (set under its lock).
+    any_pending: AtomicBool,
+    words: Words,
+    worker: Worker,
+}
+
+impl Signals {
+    /// A signal worker (on a context of its own, [`Context::for_messages`]), not yet connected:
+    /// its [`Worker::address`] goes in this PE's card.
+    pub fn worker() -> Result<Worker> {
+        Worker::new(&Context::for_messages(SETTINGS)?)
+    }
+
+    /// The signals of `worker`, whose peers' signal workers are at `addresses` (indexed by PE),
+    /// landing in `words`.
+    pub fn new(worker: Worker, addresses: Vec<Vec<u8>>, words: Words) -> Signals {
+        Signals {
+            endpoints: (0..addresses.len()).map(|_| OnceLock::new()).collect(),
+            addresses,
+            pending: Mutex::new(Vec::new()),
+            any_pending: AtomicBool::new(false),
+            words,
+            worker,
+        }
+    }
+
+    /// The endpoint to `pe`'s signal worker, opened now if this is the first signal to it.
+    fn endpoint(&self, pe: usize) -> Result<&Endpoint> {
+        if let Some(endpoint) = self.endpoints[pe].get() {
+            return Ok(endpoint);
+        }
+        // SAFETY: the address is the bytes of the peer's Worker::address, from its card.
+        let endpoint = unsafe { self.worker.connect(&self.addresses[pe]) }?;
+        // Two threads opening one endpoint at once: the loser's is closed when dropped.
+        let _ = self.endpoints[pe].set(endpoint);
+        Ok(self.endpoints[pe].get().expect("set just above"))
+    }
+
+    /// Whether a signal to `pe` has been sent (its endpoint is open).
+    pub fn opened(&self, pe: usize) -> bool {
+        self.endpoints[pe].get().is_some()
+    }
+
+    /// Sends `pe` the raise of the word at `offset` of its heap to `value`. Returns at once: a
+    /// send UCX could not complete yet (the first to a peer, while the endpoint connects) completes
+    /// in a later poll.
+    pub fn raise(&self, pe: usize, offset: usize, value: u64) -> Result<()> {
+        let endpoint = self.endpoint(pe)?;
+        let record = Box::new([offset as u64, value]);
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live; the record is boxed and kept with the request below until
+        // the send completes.
+        let status = unsafe {
+            ucp_tag_send_nbx(
+                endpoint.handle.raw,
+                record.as_ptr().cast(),
+                RECORD,
+                TAG,
+                &param,
+            )
+        };
+        let request = endpoint.handle.worker.request("ucp_tag_send_nbx", status)?;
+        if !request.is_complete()? {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.push((request, record));
+            self.any_pending.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Progresses the worker once and applies every record that has arrived. Whether one did.
+    #[inline]
+    pub fn poll(&self) -> bool {
+        self.worker.progress();
+        if self.any_pending.load(Ordering::Acquire) {
+            self.reap();
+        }
+        let mut applied = false;
+        while let Some(record) = self.receive() {
+            self.words.apply(record[0], record[1]);
+            applied = true;
+        }
+        applied
+    }
+
+    /// Drops the sends that have completed.
+    #[cold]
+    fn reap(&self) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|(request, _)| match request.is_complete() {
+            Ok(done) => !done,
+            Err(e) => {
+                // The peer's word is not raised: the wait for it ends in a hang report or in the
+                // notice that the peer left, both naming it.
+                tracing::error!(target: "rshmem::ucx", "a control signal was not sent: {e}");
+                false
+            }
+        });
+        self.any_pending
+            .store(!pending.is_empty(), Ordering::Release);
+    }
+
+    /// The next record that arrived, if any.
+    fn receive(&self) -> Option<[u64; 2]> {
+        let worker = self.worker.handle.raw;
+        // SAFETY: plain C struct of integers; zero is a valid value.
+        let mut info: ucp_tag_recv_info_t = unsafe { std::mem::zeroed() };
+        // SAFETY: the worker is live; `info` is writable; remove = 1 takes the message out of the
+        // unexpected queue, to be received just below.
+        let message = unsafe { ucp_tag_probe_nb(worker, TAG, ucp_tag_t::MAX, 1, &mut info) };
+        if message.is_null() {
+            return None;
+        }
+        let mut record = [0u64; 2];
+        let param = ucp_request_param_t::default();
+        // SAFETY: `message` was just removed from the worker's queue and is received once; the
+        // record lives on this frame until the receive completes (at once or in wait below).
+        let status = unsafe {
+            ucp_tag_msg_recv_nbx(worker, record.as_mut_ptr().cast(), RECORD, message, &param)
+        };
+        let received = self
+            .worker
+            .handle
+            .request("ucp_tag_msg_recv_nbx", status)
+            .and_then(Request::wait);
+        match received {
+            Ok(()) if info.length == RECORD => Some(record),
+            Ok(()) => {
+                tracing::error!(
+                    target: "rshmem::ucx",
+                    "a control signal of {} bytes (not {RECORD}) was dropped",
+                    info.length
+                );
+                self.receive()
+            }
+            Err(e) => {
+                tracing::error!(target: "rshmem::ucx", "a control signal was lost: {e}");
+                self.receive()
+            }
+        }
+    }
+
+    /// Completes the sends in flight, waiting until `deadline` at the latest. The endpoints stay
+    /// open until the signals are dropped (past the launcher's barrier that ends a finalize).
+    pub fn close(&mut self, deadline: Instant) -> Result<()> {
+        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let mut first_error = Ok(());
+        for (request, record) in pending {
+            let sent = request.wait_by(deadline);
+            if sent.is_err() {
+                // UCX may still read the record: keep it for the life of the process.
+                std::mem::forget(record);
+            }
+            if first_error.is_ok() {
+                first_error = sent;
+            }
+        }
+        first_error
+    }
+}
+
+impl Drop for Signals {
+    /// Abandons the endpoints to the destroy of the worker: a flushing close waits for the peer's
+    /// worker, and once every PE has passed the finalize's last barrier none progresses its own.
+    fn drop(&mut self) {
+        // What arrived since the last wait (a peer's finalize notice) is received, not left for
+        // the destroy to warn about.
+        while self.poll() {}
+        for slot in self.endpoints.iter_mut() {
+            if let Some(endpoint) = slot.take() {
+                endpoint.abandon();
+            }
+        }
+    }
+}
+
+/// The words signals land in: this PE's heap.
+pub struct Words {
+    base: usize,
+    len: usize,
+}
+
+impl Words {
+    /// The heap `base..base+len` as the target of signals.
+    ///
+    /// # Safety
+    /// The range is mapped, readable and writable for the life of the process, and its words that
+    /// signals raise are accessed by everyone as atomics only.
+    pub unsafe fn new(base: usize, len: usize) -> Words {
+        Words { base, len }
+    }
+
+    /// Raises the word at heap offset `offset` to at least `value`.
+    fn apply(&self, offset: u64, value: u64) {
+        let inside = offset
+            .checked_add(8)
+            .is_some_and(|end| end <= self.len as u64);
+        if !inside || !offset.is_multiple_of(8) {
+            // Only this library sends on these workers: a bad record is a bug, and the wait it was
+            // for ends in a hang report that names the peer.
+            tracing::error!(
+                target: "rshmem::ucx",
+                "a control signal for heap offset {offset:#x} (heap of {:#x} bytes) was dropped",
+                self.len
+            );
+            return;
+        }
+        // SAFETY: the word is inside the heap and aligned (checked); the heap is mapped for the
+        // life of the process and its signalled words are accessed as atomics (`new`'s contract).
+        let word = unsafe { AtomicU64::from_ptr((self.base + offset as usize) as *mut u64) };
+        word.fetch_max(value, Ordering::Release);
+    }
+}
+
+impl std::fmt::Debug for Signals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signals")
+            .field("peers", &self.addresses.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_raise_words_and_never_lower_them() {
+        let heap: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(0)).collect();
+        // SAFETY: `heap` lives to the end of the test and is accessed as atomics only.
+        let words = unsafe { Words::new(heap.as_ptr() as usize, 4 * 8) };
+        for (offset, value) in [(8, 5), (24, 7), (8, 3)] {
+            words.apply(offset, value);
+        }
+        let values: Vec<u64> = heap.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        assert_eq!(
+            values,
+            [0, 5, 0, 7],
+            "a later, lower raise does not lower a word"
+        );
+    }
+
+    #[test]
+    fn records_outside_the_heap_or_misaligned_are_dropped() {
+        let heap: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(1)).collect();
+        // SAFETY: as above.
+        let words = unsafe { Words::new(heap.as_ptr() as usize, 2 * 8) };
+        for offset in [16, 4, u64::MAX - 3] {
+            words.apply(offset, 9);
+        }
+        assert!(heap.iter().all(|w| w.load(Ordering::Relaxed) == 1));
+    }
+}
