@@ -236,19 +236,20 @@ impl<'a> Sig<'a> {
                 };
                 let flag = Self::word(w.control(at), slot, which);
                 let epoch = self.epoch;
-                departure::wait_for(
-                    w,
-                    self.call,
-                    from,
-                    || flag.load(Ordering::Acquire) >= epoch,
-                    |out| {
-                        let _ = write!(
-                            out,
-                            "node-aware barrier of team slot {slot}, epoch {epoch}: \
-                             waiting for PE {from} ({which:?})"
-                        );
-                    },
-                );
+                let done = || flag.load(Ordering::Acquire) >= epoch;
+                let what = |out: &mut String| {
+                    let _ = write!(
+                        out,
+                        "node-aware barrier of team slot {slot}, epoch {epoch}: \
+                         waiting for PE {from} ({which:?})"
+                    );
+                };
+                // A round's word is raised (`tell`); the others are stored.
+                if matches!(which, Word::Round(_)) {
+                    departure::wait_for_signal(w, self.call, from, done, what);
+                } else {
+                    departure::wait_for(w, self.call, from, done, what);
+                }
             }
             Sync::ActiveSet => wait_signal(w, from),
         }

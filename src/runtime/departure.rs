@@ -68,7 +68,34 @@ pub fn wait_for(
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
-    wait_while_there(w, call, || has_left(w, from).then_some(from), done, what);
+    wait_while_there(
+        w,
+        call,
+        false,
+        || has_left(w, from).then_some(from),
+        done,
+        what,
+    );
+}
+
+/// As [`wait_for`], for a raise of `from` (`World::control_raise`: a barrier round), which over
+/// the network may arrive apart from the rest and only where such a wait looks for it.
+#[inline]
+pub fn wait_for_signal(
+    w: &World,
+    call: &'static str,
+    from: usize,
+    done: impl Fn() -> bool,
+    what: impl Fn(&mut String),
+) {
+    wait_while_there(
+        w,
+        call,
+        true,
+        || has_left(w, from).then_some(from),
+        done,
+        what,
+    );
 }
 
 /// As [`wait_for`], for something every member of `m` takes part in (a counter barrier's last
@@ -82,15 +109,17 @@ pub fn wait_for_members(
     what: impl Fn(&mut String),
 ) {
     let gone = || (0..m.size).map(|i| m.world(i)).find(|&pe| has_left(w, pe));
-    wait_while_there(w, call, gone, done, what);
+    wait_while_there(w, call, false, gone, done, what);
 }
 
 /// Waits until `done()`; in the wait's slow path, `gone()` names a PE the wait needs that has
-/// left, and then the job ends with the error naming it and `call`.
+/// left, and then the job ends with the error naming it and `call`. `signals`: what it waits for
+/// is a raise.
 #[inline]
 fn wait_while_there(
     w: &World,
     call: &'static str,
+    signals: bool,
     gone: impl Fn() -> Option<usize>,
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
@@ -107,7 +136,9 @@ fn wait_while_there(
     };
     match w.remote() {
         None => wait::until_watching_as(&done, || false, &mut check, what),
-        Some(net) => net.serve(|poll| wait::until_watching_as(&done, poll, &mut check, what)),
+        Some(net) => net.serve(signals, |poll| {
+            wait::until_watching_as(&done, poll, &mut check, what)
+        }),
     }
 }
 

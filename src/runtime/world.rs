@@ -255,7 +255,7 @@ impl World {
     pub fn wait_until(&self, done: impl FnMut() -> bool) {
         match self.remote() {
             None => super::wait::until(done),
-            Some(net) => net.serve(|poll| super::wait::until_polling(done, poll)),
+            Some(net) => net.serve(false, |poll| super::wait::until_polling(done, poll)),
         }
     }
 
@@ -264,7 +264,9 @@ impl World {
     pub fn wait_until_as(&self, done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
         match self.remote() {
             None => super::wait::until_as(done, what),
-            Some(net) => net.serve(|poll| super::wait::until_polling_as(done, poll, what)),
+            Some(net) => net.serve(false, |poll| {
+                super::wait::until_polling_as(done, poll, what)
+            }),
         }
     }
 

@@ -251,8 +251,11 @@ pub(crate) trait Network: Sized {
 
     /// Runs `f`, a wait inside the library, handing it the poll to call on each of its rounds
     /// (it returns true when the wait should spin rather than yield): a network whose peers need
-    /// this PE's progress may have the waiting thread answer them meanwhile.
-    fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+    /// this PE's progress may have the waiting thread answer them meanwhile. `signals`: the wait
+    /// is for a raise ([`Network::control_raise`]), which a network may carry apart from the rest
+    /// and deliver only to such waits.
+    fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        let _ = signals;
         f(&mut || {
             self.poll();
             false
@@ -466,8 +469,12 @@ impl Remote {
 
     /// See [`Network::serve`].
     #[inline]
-    pub(crate) fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
-        each!(self, n => Network::serve(n, f))
+    pub(crate) fn serve<R>(
+        &self,
+        signals: bool,
+        f: impl FnOnce(&mut dyn FnMut() -> bool) -> R,
+    ) -> R {
+        each!(self, n => Network::serve(n, signals, f))
     }
 
     /// See [`Network::close`].

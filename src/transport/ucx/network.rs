@@ -496,7 +496,7 @@ impl Network {
     /// running until every PE has closed its endpoints too (a bootstrap barrier), then
     /// [`Network::stop`] it.
     pub fn close(&mut self, deadline: Instant) -> Result<()> {
-        let mut first_error = self.signals.close(deadline);
+        let mut first_error = Ok(());
         for lane in self.lanes.iter_mut().filter_map(OnceLock::get_mut) {
             let closed = lane.close(deadline);
             if first_error.is_ok() {
@@ -506,14 +506,15 @@ impl Network {
         first_error
     }
 
-    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the signal
-    /// worker (the barriers' signals arrive there), the target worker while this thread serves it
-    /// instead of the progress thread ([`super::Turn`]), and every `LANE_POLL` rounds the default
-    /// lane (what it may hold back is this PE's own sends: what the wait waits for arrives at the
-    /// other two, and over TCP each progress is a system call); the poll says whether the wait
+    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: for a wait
+    /// on a control signal (`signals`) the signal worker, where the signal arrives; the target
+    /// worker while this thread serves it instead of the progress thread ([`super::Turn`]); and
+    /// every `LANE_POLL` rounds the default lane (what it may hold back is this PE's own sends:
+    /// what the wait waits for arrives at the other two, and over TCP each progress is a system
+    /// call, which other waits do not make for the signal worker). The poll says whether the wait
     /// should spin rather than yield.
     #[inline]
-    pub fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+    pub fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
         let mut turn = self.server.turn();
         let mut round = 0u32;
@@ -524,7 +525,7 @@ impl Network {
             }
             // A signal that arrived is what the wait may wait for: it checks before this
             // thread makes another system call.
-            if self.signals.poll() {
+            if signals && self.signals.poll() {
                 return true;
             }
             turn.poll() != Served::No

@@ -256,8 +256,8 @@ impl transport::Network for Network {
     }
 
     #[inline]
-    fn serve<R>(&self, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
-        Network::serve(self, f)
+    fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
+        Network::serve(self, signals, f)
     }
 
     fn close(&mut self, deadline: Instant) -> transport::Result<()> {

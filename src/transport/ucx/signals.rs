@@ -13,12 +13,12 @@
 //!
 //! A signal is a record of two words, the offset of the word in the peer's heap and the value,
 //! sent to the peer's signal worker through the endpoint opened at the first signal to that peer.
-//! That worker is progressed only by its PE's threads while they wait in the library
+//! That worker is progressed only by its PE's threads while they wait in the library for a signal
 //! ([`Signals::poll`]): a signal matters only to the PE whose word it raises, and only while that
-//! PE waits for it, so no progress thread is woken for it. A poll applies every record that
-//! arrived as an atomic maximum on its word: the records of one peer arrive in order, but several
-//! peers may raise one word and two threads may apply theirs in either order, and a maximum cannot
-//! take a word back.
+//! PE waits for it, so no progress thread is woken for it, and the other waits do not look (each
+//! look over TCP is a system call). A poll applies every record that arrived as an atomic maximum
+//! on its word: the records of one peer arrive in order, but several peers may raise one word and
+//! two threads may apply theirs in either order, and a maximum cannot take a word back.
 //!
 //! Ordering: a signal is not ordered after the puts before it (another worker carries it); it is
 //! sent only where what precedes it is complete (a barrier after its quiet, a dissemination
@@ -26,13 +26,12 @@
 //! sent them, so the notice that it left (its finalize count, a signal too) comes after its last
 //! barrier round.
 //!
-//! Invariants: records land only in this PE's heap (range and alignment checked per record); a send
-//! that does not complete at once keeps its record, boxed, with its request until it does.
+//! Invariants: records land only in this PE's heap (range and alignment checked per record); a
+//! raise returns once its record is sent (UCX no longer reads it).
 
 use super::{Context, Endpoint, Request, Result, Worker};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use ucx_sys::*;
 
 /// How the signal context is configured beyond `UCX_*`: no rendezvous lanes, so every endpoint
@@ -52,10 +51,6 @@ pub struct Signals {
     /// what it connects to.
     endpoints: Box<[OnceLock<Endpoint>]>,
     addresses: Vec<Vec<u8>>,
-    /// Sends that had not completed when they returned, with their records.
-    pending: Mutex<Vec<(Request, Box<[u64; 2]>)>>,
-    /// Whether `pending` may hold a send (set under its lock).
-    any_pending: AtomicBool,
     words: Words,
     worker: Worker,
 }
@@ -73,8 +68,6 @@ impl Signals {
         Signals {
             endpoints: (0..addresses.len()).map(|_| OnceLock::new()).collect(),
             addresses,
-            pending: Mutex::new(Vec::new()),
-            any_pending: AtomicBool::new(false),
             words,
             worker,
         }
@@ -97,15 +90,16 @@ impl Signals {
         self.endpoints[pe].get().is_some()
     }
 
-    /// Sends `pe` the raise of the word at `offset` of its heap to `value`. Returns at once: a
-    /// send UCX could not complete yet (the first to a peer, while the endpoint connects) completes
-    /// in a later poll.
+    /// Sends `pe` the raise of the word at `offset` of its heap to `value`; returns once the record
+    /// is sent. The first signal to a peer waits for the endpoint to connect, which needs the
+    /// peer's progress: a raise is sent by a barrier to a member that is in the barrier or will
+    /// be, and that waits there for a signal, progressing its signal worker.
     pub fn raise(&self, pe: usize, offset: usize, value: u64) -> Result<()> {
         let endpoint = self.endpoint(pe)?;
-        let record = Box::new([offset as u64, value]);
+        let record = [offset as u64, value];
         let param = ucp_request_param_t::default();
-        // SAFETY: the endpoint is live; the record is boxed and kept with the request below until
-        // the send completes.
+        // SAFETY: the endpoint is live; the record lives on this frame until the send completed,
+        // in wait below.
         let status = unsafe {
             ucp_tag_send_nbx(
                 endpoint.handle.raw,
@@ -115,45 +109,23 @@ impl Signals {
                 &param,
             )
         };
-        let request = endpoint.handle.worker.request("ucp_tag_send_nbx", status)?;
-        if !request.is_complete()? {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            pending.push((request, record));
-            self.any_pending.store(true, Ordering::Release);
-        }
-        Ok(())
+        endpoint
+            .handle
+            .worker
+            .request("ucp_tag_send_nbx", status)?
+            .wait()
     }
 
     /// Progresses the worker once and applies every record that has arrived. Whether one did.
     #[inline]
     pub fn poll(&self) -> bool {
         self.worker.progress();
-        if self.any_pending.load(Ordering::Acquire) {
-            self.reap();
-        }
         let mut applied = false;
         while let Some(record) = self.receive() {
             self.words.apply(record[0], record[1]);
             applied = true;
         }
         applied
-    }
-
-    /// Drops the sends that have completed.
-    #[cold]
-    fn reap(&self) {
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        pending.retain(|(request, _)| match request.is_complete() {
-            Ok(done) => !done,
-            Err(e) => {
-                // The peer's word is not raised: the wait for it ends in a hang report or in the
-                // notice that the peer left, both naming it.
-                tracing::error!(target: "rshmem::ucx", "a control signal was not sent: {e}");
-                false
-            }
-        });
-        self.any_pending
-            .store(!pending.is_empty(), Ordering::Release);
     }
 
     /// The next record that arrived, if any.
@@ -194,24 +166,6 @@ impl Signals {
                 self.receive()
             }
         }
-    }
-
-    /// Completes the sends in flight, waiting until `deadline` at the latest. The endpoints stay
-    /// open until the signals are dropped (past the launcher's barrier that ends a finalize).
-    pub fn close(&mut self, deadline: Instant) -> Result<()> {
-        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|e| e.into_inner()));
-        let mut first_error = Ok(());
-        for (request, record) in pending {
-            let sent = request.wait_by(deadline);
-            if sent.is_err() {
-                // UCX may still read the record: keep it for the life of the process.
-                std::mem::forget(record);
-            }
-            if first_error.is_ok() {
-                first_error = sent;
-            }
-        }
-        first_error
     }
 }
 
