@@ -327,6 +327,20 @@ fn left_without_finalize() {
     }
 }
 
+/// The same over UCX, where the barrier's signals are messages of their own and PE 1's notice that
+/// it left must not overtake its last signal or be missed.
+#[test]
+fn left_without_finalize_over_ucx() {
+    for fault in ["return0", "exit0"] {
+        check_fault_with(
+            fault,
+            OVER_UCX,
+            1,
+            &["PE 1 has left (shmem_finalize, or returned from main"],
+        );
+    }
+}
+
 /// The lines a deadlocked `launch_fault deadlock` job prints for PEs 0 to 2 (blocked in a barrier
 /// waiting for PE 3, and in a wait_until).
 const BLOCKED_LINES: &[&str] = &[

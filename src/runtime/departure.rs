@@ -79,7 +79,7 @@ pub fn wait_for(
 }
 
 /// As [`wait_for`], for a raise of `from` (`World::control_raise`: a barrier round), which over
-/// the network may arrive apart from the rest and only where such a wait looks for it.
+/// the network may arrive apart from the rest, where a wait for it looks on every round.
 #[inline]
 pub fn wait_for_signal(
     w: &World,
@@ -88,10 +88,11 @@ pub fn wait_for_signal(
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
+    let apart = w.remote().is_some_and(|net| net.raises_apart(from));
     wait_while_there(
         w,
         call,
-        true,
+        apart,
         || has_left(w, from).then_some(from),
         done,
         what,

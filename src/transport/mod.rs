@@ -249,6 +249,13 @@ pub(crate) trait Network: Sized {
     /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
 
+    /// Whether `pe`'s raises to this PE arrive apart from the rest (then a wait for one serves
+    /// with `signals`, [`Network::serve`]).
+    fn raises_apart(&self, pe: usize) -> bool {
+        let _ = pe;
+        false
+    }
+
     /// Runs `f`, a wait inside the library, handing it the poll to call on each of its rounds
     /// (it returns true when the wait should spin rather than yield): a network whose peers need
     /// this PE's progress may have the waiting thread answer them meanwhile. `signals`: the wait
@@ -465,6 +472,12 @@ impl Remote {
     /// See [`Network::control_load`].
     pub(crate) fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()> {
         each!(self, n => Network::control_load(n, pe, off, words))
+    }
+
+    /// See [`Network::raises_apart`].
+    #[inline]
+    pub(crate) fn raises_apart(&self, pe: usize) -> bool {
+        each!(self, n => Network::raises_apart(n, pe))
     }
 
     /// See [`Network::serve`].

@@ -49,6 +49,11 @@ use ucx_sys::UCS_ERR_INVALID_PARAM;
 /// Rounds of a wait between two progresses of the default lane ([`Network::serve`]).
 const LANE_POLL: u32 = 4;
 
+/// Rounds of a wait that is not for a signal between two progresses of the signal worker
+/// ([`Network::serve`]): rare, but a peer connecting to it (its first signal to this PE) is
+/// answered whatever this PE waits for.
+const SIGNAL_LOOK: u32 = 64;
+
 /// This PE's side before connecting: the context, the target worker, the registered segments.
 pub struct Local {
     context: Context,
@@ -506,13 +511,13 @@ impl Network {
         first_error
     }
 
-    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: for a wait
-    /// on a control signal (`signals`) the signal worker, where the signal arrives; the target
-    /// worker while this thread serves it instead of the progress thread ([`super::Turn`]); and
-    /// every `LANE_POLL` rounds the default lane (what it may hold back is this PE's own sends:
-    /// what the wait waits for arrives at the other two, and over TCP each progress is a system
-    /// call, which other waits do not make for the signal worker). The poll says whether the wait
-    /// should spin rather than yield.
+    /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the signal
+    /// worker, where the signals arrive, on every round of a wait for one (`signals`) and every
+    /// `SIGNAL_LOOK` rounds of the others; the target worker while this thread serves it instead
+    /// of the progress thread ([`super::Turn`]); and every `LANE_POLL` rounds the default lane
+    /// (what it may hold back is this PE's own sends: what the wait waits for arrives at the other
+    /// two, and over TCP each progress is a system call). The poll says whether the wait should
+    /// spin rather than yield.
     #[inline]
     pub fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
@@ -525,7 +530,7 @@ impl Network {
             }
             // A signal that arrived is what the wait may wait for: it checks before this
             // thread makes another system call.
-            if signals && self.signals.poll() {
+            if (signals || round.is_multiple_of(SIGNAL_LOOK)) && self.signals.poll() {
                 return true;
             }
             turn.poll() != Served::No

@@ -250,6 +250,15 @@ impl transport::Network for Network {
         Ok(self.default_lane().rkey(pe, HEAP)?.get(off, bytes)?)
     }
 
+    fn raises_apart(&self, pe: usize) -> bool {
+        // A peer whose heap UCX maps here maps this PE's too (the same node and transports), and
+        // raises by a CPU atomic; where it does not, the safety net of `Network::serve` still
+        // delivers its messages, later.
+        self.default_lane()
+            .rkey(pe, HEAP)
+            .is_ok_and(|key| !key.completes_at_once())
+    }
+
     #[inline]
     fn poll(&self) {
         self.default_lane().poll();
