@@ -260,7 +260,7 @@ pub(crate) trait Network: Sized {
     /// (it returns true when the wait should spin rather than yield): a network whose peers need
     /// this PE's progress may have the waiting thread answer them meanwhile. `signals`: the wait
     /// is for a raise ([`Network::control_raise`]), which a network may carry apart from the rest
-    /// and deliver only to such waits.
+    /// and look for on every round only in such waits.
     fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let _ = signals;
         f(&mut || {

@@ -13,12 +13,14 @@
 //!
 //! A signal is a record of two words, the offset of the word in the peer's heap and the value,
 //! sent to the peer's signal worker through the endpoint opened at the first signal to that peer.
-//! That worker is progressed only by its PE's threads while they wait in the library for a signal
-//! ([`Signals::poll`]): a signal matters only to the PE whose word it raises, and only while that
-//! PE waits for it, so no progress thread is woken for it, and the other waits do not look (each
-//! look over TCP is a system call). A poll applies every record that arrived as an atomic maximum
-//! on its word: the records of one peer arrive in order, but several peers may raise one word and
-//! two threads may apply theirs in either order, and a maximum cannot take a word back.
+//! That worker is progressed only by its PE's threads while they wait in the library
+//! ([`Signals::poll`]): on every round of a wait for a signal, every few dozen rounds of the
+//! others (enough to answer a peer whose first signal connects its endpoint; each look over TCP is
+//! a system call). A signal matters only to the PE whose word it raises, and only while that PE
+//! waits for it, so no progress thread is woken for it. A poll applies every record that arrived
+//! as an atomic maximum on its word: the records of one peer arrive in order, but several peers
+//! may raise one word and two threads may apply theirs in either order, and a maximum cannot take
+//! a word back.
 //!
 //! Ordering: a signal is not ordered after the puts before it (another worker carries it); it is
 //! sent only where what precedes it is complete (a barrier after its quiet, a dissemination
@@ -92,8 +94,8 @@ impl Signals {
 
     /// Sends `pe` the raise of the word at `offset` of its heap to `value`; returns once the record
     /// is sent. The first signal to a peer waits for the endpoint to connect, which needs the
-    /// peer's progress: a raise is sent by a barrier to a member that is in the barrier or will
-    /// be, and that waits there for a signal, progressing its signal worker.
+    /// peer's progress: every wait of the peer in the library looks at its signal worker now and
+    /// then, and a raise goes to a member of the same barrier, which waits in it or will.
     pub fn raise(&self, pe: usize, offset: usize, value: u64) -> Result<()> {
         let endpoint = self.endpoint(pe)?;
         let record = [offset as u64, value];
@@ -128,8 +130,20 @@ impl Signals {
         applied
     }
 
-    /// The next record that arrived, if any.
+    /// The next record that arrived, if any (one that cannot be read is reported and skipped).
     fn receive(&self) -> Option<[u64; 2]> {
+        loop {
+            match self.receive_one()? {
+                Ok(record) => return Some(record),
+                Err(why) => {
+                    tracing::error!(target: "rshmem::ucx", "a control signal was lost: {why}")
+                }
+            }
+        }
+    }
+
+    /// The next message that arrived, if any: its record, or why it is not one.
+    fn receive_one(&self) -> Option<std::result::Result<[u64; 2], String>> {
         let worker = self.worker.handle.raw;
         // SAFETY: plain C struct of integers; zero is a valid value.
         let mut info: ucp_tag_recv_info_t = unsafe { std::mem::zeroed() };
@@ -151,21 +165,11 @@ impl Signals {
             .handle
             .request("ucp_tag_msg_recv_nbx", status)
             .and_then(Request::wait);
-        match received {
-            Ok(()) if info.length == RECORD => Some(record),
-            Ok(()) => {
-                tracing::error!(
-                    target: "rshmem::ucx",
-                    "a control signal of {} bytes (not {RECORD}) was dropped",
-                    info.length
-                );
-                self.receive()
-            }
-            Err(e) => {
-                tracing::error!(target: "rshmem::ucx", "a control signal was lost: {e}");
-                self.receive()
-            }
-        }
+        Some(match received {
+            Ok(()) if info.length == RECORD => Ok(record),
+            Ok(()) => Err(format!("{} bytes, not {RECORD}", info.length)),
+            Err(e) => Err(e.to_string()),
+        })
     }
 }
 
@@ -219,14 +223,6 @@ impl Words {
         // life of the process and its signalled words are accessed as atomics (`new`'s contract).
         let word = unsafe { AtomicU64::from_ptr((self.base + offset as usize) as *mut u64) };
         word.fetch_max(value, Ordering::Release);
-    }
-}
-
-impl std::fmt::Debug for Signals {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Signals")
-            .field("peers", &self.addresses.len())
-            .finish()
     }
 }
 

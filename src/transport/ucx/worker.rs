@@ -331,8 +331,12 @@ impl Endpoint {
     /// where a flushing close could wait for the peer until its deadline. An endpoint with remote
     /// keys alive is left open for the life of the process.
     pub fn abandon(self) {
-        let Ok(handle) = Arc::try_unwrap(self.handle) else {
-            return;
+        let handle = match Arc::try_unwrap(self.handle) {
+            Ok(handle) => handle,
+            Err(shared) => {
+                std::mem::forget(shared);
+                return;
+            }
         };
         let handle = ManuallyDrop::new(handle);
         // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once; the
