@@ -32,7 +32,7 @@
 //! raise returns once its record is sent (UCX no longer reads it).
 
 use super::{Context, Endpoint, Request, Result, Worker};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
 use ucx_sys::*;
 
@@ -53,6 +53,9 @@ pub struct Signals {
     /// what it connects to.
     endpoints: Box<[OnceLock<Endpoint>]>,
     addresses: Vec<Vec<u8>>,
+    /// Held while an endpoint is opened, so that two threads signalling one peer for the first
+    /// time open one (a second would have to be closed, which waits for the peer).
+    opening: Mutex<()>,
     words: Words,
     worker: Worker,
 }
@@ -70,6 +73,7 @@ impl Signals {
         Signals {
             endpoints: (0..addresses.len()).map(|_| OnceLock::new()).collect(),
             addresses,
+            opening: Mutex::new(()),
             words,
             worker,
         }
@@ -80,11 +84,13 @@ impl Signals {
         if let Some(endpoint) = self.endpoints[pe].get() {
             return Ok(endpoint);
         }
+        let _opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(endpoint) = self.endpoints[pe].get() {
+            return Ok(endpoint);
+        }
         // SAFETY: the address is the bytes of the peer's Worker::address, from its card.
         let endpoint = unsafe { self.worker.connect(&self.addresses[pe]) }?;
-        // Two threads opening one endpoint at once: the loser's is closed when dropped.
-        let _ = self.endpoints[pe].set(endpoint);
-        Ok(self.endpoints[pe].get().expect("set just above"))
+        Ok(self.endpoints[pe].get_or_init(|| endpoint))
     }
 
     /// Whether a signal to `pe` has been sent (its endpoint is open).
