@@ -32,8 +32,8 @@
 //! raise returns once its record is sent (UCX no longer reads it).
 
 use super::{Context, Endpoint, Request, Result, Worker};
-use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use ucx_sys::*;
 
 /// How the signal context is configured beyond `UCX_*`: no rendezvous lanes, so every endpoint
