@@ -69,10 +69,11 @@ pub fn team(w: &World, slot: usize, m: &Members) {
         let flag = &mine.barrier[round].0;
         let from = m.world((m.me + n - distance % n) % n);
         let rounds = n.next_power_of_two().trailing_zeros();
-        departure::wait_for_signal(
+        departure::wait_for(
             w,
             CALL,
             from,
+            true,
             || flag.load(Ordering::Acquire) >= epoch,
             |out| {
                 let team = handle::team_label(slot);

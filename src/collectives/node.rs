@@ -245,11 +245,8 @@ impl<'a> Sig<'a> {
                     );
                 };
                 // A round's word is raised (`tell`); the others are stored.
-                if matches!(which, Word::Round(_)) {
-                    departure::wait_for_signal(w, self.call, from, done, what);
-                } else {
-                    departure::wait_for(w, self.call, from, done, what);
-                }
+                let raised = matches!(which, Word::Round(_));
+                departure::wait_for(w, self.call, from, raised, done, what);
             }
             Sync::ActiveSet => wait_signal(w, from),
         }

@@ -230,6 +230,7 @@ impl<'c, 'w> Posting<'c, 'w> {
                     self.c.w,
                     self.c.call,
                     pe,
+                    false,
                     || pending.iter().any(|&i| self.ready(i)),
                     |out| {
                         let _ = write!(out, "waiting for the contributions of members ");
@@ -251,6 +252,7 @@ impl<'c, 'w> Posting<'c, 'w> {
             self.c.w,
             self.c.call,
             pe,
+            false,
             || self.ready(i),
             |out| {
                 let _ = write!(

@@ -58,37 +58,20 @@ fn has_left(w: &World, pe: usize) -> bool {
 }
 
 /// Waits until `done()` for something only world PE `from` can do (a barrier signal): if `from`
-/// has left meanwhile, the job ends with the error naming it and `call`. `what` writes what the
-/// wait waits for when a hang report asks (`runtime::hang`).
+/// has left meanwhile, the job ends with the error naming it and `call`. `raised`: it is a raise
+/// of `from` (`World::control_raise`, a barrier round), which over the network may arrive apart
+/// from the rest, where the wait looks for it on every round. `what` writes what the wait waits
+/// for when a hang report asks (`runtime::hang`).
 #[inline]
 pub fn wait_for(
     w: &World,
     call: &'static str,
     from: usize,
+    raised: bool,
     done: impl Fn() -> bool,
     what: impl Fn(&mut String),
 ) {
-    wait_while_there(
-        w,
-        call,
-        false,
-        || has_left(w, from).then_some(from),
-        done,
-        what,
-    );
-}
-
-/// As [`wait_for`], for a raise of `from` (`World::control_raise`: a barrier round), which over
-/// the network may arrive apart from the rest, where a wait for it looks on every round.
-#[inline]
-pub fn wait_for_signal(
-    w: &World,
-    call: &'static str,
-    from: usize,
-    done: impl Fn() -> bool,
-    what: impl Fn(&mut String),
-) {
-    let apart = w.remote().is_some_and(|net| net.raises_apart(from));
+    let apart = raised && w.remote().is_some_and(|net| net.raises_apart(from));
     wait_while_there(
         w,
         call,

@@ -408,15 +408,7 @@ impl World {
         field: impl Fn(&control::Control) -> &AtomicU64,
         value: u64,
     ) {
-        match self.control_target(pe, &field) {
-            Ok(word) => word.store(value, Ordering::Release),
-            Err(off) => {
-                super::counters::count(super::counters::Kind::Signal);
-                if let Err(e) = self.remote_or_fail().control_store(pe, off, value) {
-                    fatal!(call, "signalling PE {pe} over the network: {e}");
-                }
-            }
-        }
+        self.control_write(call, pe, field, value, Remote::control_store);
     }
 
     /// Raises the word `field` selects in `pe`'s control block to `value`, for a word that only
@@ -431,15 +423,7 @@ impl World {
         field: impl Fn(&control::Control) -> &AtomicU64,
         value: u64,
     ) {
-        match self.control_target(pe, &field) {
-            Ok(word) => word.store(value, Ordering::Release),
-            Err(off) => {
-                super::counters::count(super::counters::Kind::Signal);
-                if let Err(e) = self.remote_or_fail().control_raise(pe, off, value) {
-                    fatal!(call, "signalling PE {pe} over the network: {e}");
-                }
-            }
-        }
+        self.control_write(call, pe, field, value, Remote::control_raise);
     }
 
     /// As [`World::control_raise`], for a notice sent once that must arrive behind this PE's
@@ -451,11 +435,23 @@ impl World {
         field: impl Fn(&control::Control) -> &AtomicU64,
         value: u64,
     ) {
+        self.control_write(call, pe, field, value, Remote::control_notice);
+    }
+
+    /// The three writes above: a release store into a mapped block, `network` otherwise.
+    fn control_write(
+        &self,
+        call: &'static str,
+        pe: usize,
+        field: impl Fn(&control::Control) -> &AtomicU64,
+        value: u64,
+        network: impl FnOnce(&Remote, usize, usize, u64) -> crate::transport::Result<()>,
+    ) {
         match self.control_target(pe, &field) {
             Ok(word) => word.store(value, Ordering::Release),
             Err(off) => {
                 super::counters::count(super::counters::Kind::Signal);
-                if let Err(e) = self.remote_or_fail().control_notice(pe, off, value) {
+                if let Err(e) = network(self.remote_or_fail(), pe, off, value) {
                     fatal!(call, "signalling PE {pe} over the network: {e}");
                 }
             }
