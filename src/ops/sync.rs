@@ -27,7 +27,5 @@ pub fn sync_all(call: &'static str) {
 /// that puts and then syncs without a quiet, which worked on the routes where the puts and the
 /// signals share a path, would read old data without a word (docs/ABI.md).
 pub(crate) fn settle(w: &World, call: &'static str) {
-    if w.remote().is_some() {
-        remote::quiet(w, call, SHMEM_CTX_DEFAULT);
-    }
+    remote::quiet(w, call, SHMEM_CTX_DEFAULT);
 }

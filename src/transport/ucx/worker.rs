@@ -309,39 +309,37 @@ impl Endpoint {
     /// Every remote key unpacked on the endpoint must be dropped first. After a timeout the close
     /// goes on in the background of the worker.
     pub fn close_by(self, deadline: Instant) -> Result<()> {
-        let handle = Arc::try_unwrap(self.handle).map_err(|_| Error {
+        // The close below replaces the handle's own (unbounded) close in drop.
+        let (raw, worker) = self.into_raw().map_err(|_| Error {
             call: "ucp_ep_close_nbx (remote keys of the endpoint are alive)",
             status: UCS_ERR_BUSY,
         })?;
-        // The close below replaces the handle's own (unbounded) close in drop.
-        let handle = ManuallyDrop::new(handle);
-        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once.
-        let worker = unsafe { ptr::read(&handle.worker) };
         let param = ucp_request_param_t::default();
         // SAFETY: the endpoint is live, has no remote keys left (sole owner) and is closed once,
         // here; the worker is live (our Arc).
-        let ptr = unsafe { ucp_ep_close_nbx(handle.raw, &param) };
+        let ptr = unsafe { ucp_ep_close_nbx(raw, &param) };
         worker.request("ucp_ep_close_nbx", ptr)?.wait_by(deadline)
     }
-}
 
-impl Endpoint {
     /// Gives the endpoint up without closing it: the destroy of its worker takes it down. For an
     /// endpoint whose peer no longer progresses its worker (past the last barrier of a finalize),
     /// where a flushing close could wait for the peer until its deadline. An endpoint with remote
     /// keys alive is left open for the life of the process.
     pub fn abandon(self) {
-        let handle = match Arc::try_unwrap(self.handle) {
-            Ok(handle) => handle,
-            Err(shared) => {
-                std::mem::forget(shared);
-                return;
-            }
-        };
-        let handle = ManuallyDrop::new(handle);
-        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once; the
-        // endpoint is never used again, and ucp_worker_destroy releases it with the worker.
-        drop(unsafe { ptr::read(&handle.worker) });
+        match self.into_raw() {
+            // The endpoint is never used again; ucp_worker_destroy releases it with the worker.
+            Ok((_, worker)) => drop(worker),
+            Err(shared) => std::mem::forget(shared),
+        }
+    }
+
+    /// The raw endpoint and its worker, taken out of the handle so that its close in drop does not
+    /// run; the handle back if remote keys of the endpoint still hold it.
+    fn into_raw(self) -> std::result::Result<(ucp_ep_h, Arc<WorkerHandle>), Arc<EndpointHandle>> {
+        let handle = ManuallyDrop::new(Arc::try_unwrap(self.handle)?);
+        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once.
+        let worker = unsafe { ptr::read(&handle.worker) };
+        Ok((handle.raw, worker))
     }
 }
 
