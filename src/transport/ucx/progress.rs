@@ -9,33 +9,48 @@
 //! that is already running. A PE that computes outside the library still answers: then the
 //! progress thread progresses the worker until idle, arms it and sleeps in `poll` on its event fd.
 //!
-//! On a busy node a thread woken from `poll` runs ahead of the busy ones while a spinning or
-//! yielding one waits for its time slice, so there the progress thread should serve. A turn
-//! therefore hands the worker back (for `CONTENDED_FOR`, then turns try again) when it finds its
-//! thread descheduled between two polls (a gap over `DESCHEDULED`):
-//! - where the node's PEs outnumber its cores ([`configure`]), at the first such gap, and also
-//!   when it has answered nothing for `SERVE_GAP` (its wait may then yield the core);
-//! - where every PE has a core, only when the gaps add up to more than `LOST_SHARE` of a
-//!   `WINDOW` (or one gap is longer than the window): there a preemption now and then (an
-//!   interrupt, the progress thread's look every `HANDBACK`) is no sign of a busy node, and
-//!   handing the worker at each one to a thread that must be woken for every request (tens of
-//!   microseconds each) made the 2-PE round trips over TCP bimodal, their median twice the best.
+//! Where the node's PEs outnumber its cores ([`configure`]), a thread woken from `poll` runs
+//! ahead of the busy ones while a spinning or yielding one waits for its time slice, so there the
+//! progress thread should serve. There a turn hands the worker back (for `CONTENDED_FOR`, then
+//! turns try again) when it finds its thread descheduled between two polls (a gap over
+//! `DESCHEDULED`), and also when it has answered nothing for `SERVE_GAP` (its wait may then yield
+//! the core).
 //!
-//! Invariants: the worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress
-//! thread may overlap briefly). `state` counts the threads inside a turn (low half) and the turns
-//! ended (high half). The progress thread does not progress while a turn is on: it checks before
-//! progressing and after every wake-up, and then parks (not on the event fd, which stays readable
-//! while someone else handles the events) until no turn was on for a whole `HANDBACK`, or a turn
-//! handed the worker back early: a PE going in and out of the library (a barrier loop) does not
-//! wake it on every exit, and two threads do not take turns on the worker's lock. It sleeps on
-//! the fd only after `ucp_worker_arm` said nothing is pending. Stopping sets a flag, unparks the
-//! thread and signals the worker, so the flag is seen wherever the thread sleeps.
+//! Where every PE has a core, a turn never hands the worker back. A preemption now and then is no
+//! sign of a busy node there, and the progress thread must be woken for every request it serves
+//! (tens of microseconds each). Handing it the worker when the gaps of a 2 ms window added up to a
+//! quarter of it still did so a few times a second, for 20 ms each: the 2-PE round trips over TCP
+//! went bimodal, 9 us in one mode and 13-20 in the other.
+//!
+//! While turns go on, the progress thread stays asleep: waking it is not free even when it finds
+//! nothing to do. It runs on a core a spinning PE is using, and on a node whose cores all spin
+//! the scheduler then moves threads around. With a look every 0.5 ms, the 2-PE round trips over
+//! TCP were 10-20% slower than with none. So it sleeps on an [`Alarm`] that the end of a turn sets
+//! to ring `HANDBACK` later. A PE going in and out of the library keeps pushing the ring back and
+//! the thread never wakes; it rings only once the PE has been out for a while (0.5 to 2.5 ms), or
+//! once during a long wait.
+//!
+//! Invariants:
+//! - The worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress thread may
+//!   overlap briefly).
+//! - `state` counts the threads inside a turn (low half) and the turns ended (high half).
+//! - The progress thread does not progress while a turn is on. It checks before progressing and
+//!   after every wake-up, and then sleeps on the alarm (not on the event fd, which stays readable
+//!   while someone else handles the events) until it rings with no turn on. So a PE going in and
+//!   out of the library (a barrier loop) does not wake it on every exit, and two threads do not
+//!   take turns on the worker's lock.
+//! - While it sleeps on the alarm, the alarm rings within `HANDBACK` of the last turn's end (see
+//!   [`Alarm`]); a turn handing the worker back early, and stopping, ring it at once. A ring that
+//!   finds no turn on comes at least `HANDBACK - REARM` after the last end.
+//! - It sleeps on the event fd only after `ucp_worker_arm` said nothing is pending. Stopping sets
+//!   a flag, rings the alarm and signals the worker, so the flag is seen wherever the thread
+//!   sleeps.
 
 use super::{Armed, Error, Result, Worker};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::thread::{JoinHandle, Thread};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use ucx_sys::UCS_ERR_IO_ERROR;
 
@@ -52,22 +67,16 @@ pub struct Server {
     worker: Worker,
     /// Threads of this PE inside a turn (low 32 bits), turns ended (high 32 bits).
     state: AtomicU64,
-    /// A turn handed the worker back early (`SERVE_GAP`): the progress thread resumes at once.
-    handed: AtomicBool,
     stop: AtomicBool,
-    /// The progress thread, to unpark it.
-    thread: OnceLock<Thread>,
+    /// What the progress thread sleeps on while turns go on.
+    alarm: Alarm,
     /// Until when (nanoseconds after `epoch`) turns leave the worker to the progress thread: a
     /// turn found its thread descheduled, the node is busy.
     contended_until: AtomicU64,
     epoch: Instant,
     /// The node's PEs outnumber its cores: turns hand the worker back at the first gap and after
-    /// `SERVE_GAP`.
+    /// `SERVE_GAP` (else never).
     shared: bool,
-    /// Where every PE has a core: when the current `WINDOW` began (nanoseconds after `epoch`),
-    /// and the nanoseconds of its gaps so far.
-    window: AtomicU64,
-    lost: AtomicU64,
 }
 
 /// One thread in a turn, in `Server::state`.
@@ -88,13 +97,101 @@ const SERVE_GAP: Duration = Duration::from_millis(2);
 const DESCHEDULED: Duration = Duration::from_micros(50);
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
-/// Where every PE has a core: the node is busy when the gaps over `DESCHEDULED` of a `WINDOW`
-/// add up to more than `1 / LOST_SHARE` of it.
-const WINDOW: Duration = Duration::from_millis(2);
-const LOST_SHARE: u64 = 4;
+/// At most how long after the end of the last turn the progress thread takes the worker back
+/// (after at least `HANDBACK - REARM` with no turn on).
+const HANDBACK: Duration = Duration::from_micros(2500);
 
-/// How long no turn must be on before the progress thread takes the worker back.
-const HANDBACK: Duration = Duration::from_micros(500);
+/// The end of a turn sets the alarm again only if it was set this long ago or more: one system
+/// call per `REARM` of a PE going in and out of the library, not one per exit. Setting a timer
+/// costs about 3 us here (a virtual machine); set every 0.25 ms, it made the 2-PE round trips
+/// over TCP 5-10% slower.
+const REARM: Duration = Duration::from_millis(2);
+
+/// A timer (a `timerfd`) the progress thread sleeps on while turns go on.
+///
+/// Invariant: while the progress thread sleeps on it, it will ring. Each end of a turn either
+/// sets it to ring `HANDBACK` later, or finds it set less than `REARM` ago, and so still to
+/// ring (`HANDBACK` > `REARM`). A ring that found a turn on leaves `set_at` at least `HANDBACK`
+/// old, so that turn's end sets it again. Ringing at once (a hand-back, a stop) clears `set_at`,
+/// so the next end sets it again.
+struct Alarm {
+    fd: OwnedFd,
+    /// When it was last set to ring `HANDBACK` later, in nanoseconds after the server's epoch
+    /// (0: not since it last rang at once).
+    set_at: AtomicU64,
+}
+
+impl Alarm {
+    fn new() -> Result<Alarm> {
+        // SAFETY: plain system call; the fd is owned below.
+        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(Error {
+                call: "timerfd_create for the progress thread",
+                status: UCS_ERR_IO_ERROR,
+            });
+        }
+        Ok(Alarm {
+            // SAFETY: a new fd, owned by nothing else.
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            set_at: AtomicU64::new(0),
+        })
+    }
+
+    /// Rings `HANDBACK` after `now` unless it was set less than `REARM` before `now` (nanoseconds
+    /// after the server's epoch).
+    #[inline]
+    fn push_back(&self, now: u64) {
+        if now.saturating_sub(self.set_at.load(Ordering::Relaxed)) >= REARM.as_nanos() as u64 {
+            self.set_at.store(now, Ordering::Relaxed);
+            self.ring_in(HANDBACK);
+        }
+    }
+
+    /// Rings at once (`set_at` cleared first, so that the next end of a turn sets it again).
+    fn ring_now(&self) {
+        self.set_at.store(0, Ordering::Relaxed);
+        // Zero would disarm the timer.
+        self.ring_in(Duration::from_nanos(1));
+    }
+
+    fn ring_in(&self, after: Duration) {
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: libc::timespec {
+                tv_sec: after.as_secs() as libc::time_t,
+                tv_nsec: after.subsec_nanos() as libc::c_long,
+            },
+        };
+        // SAFETY: a timerfd of ours and a valid itimerspec. It fails only on a bad fd or value,
+        // neither of which can happen here (and a turn's end could not report it).
+        let rc = unsafe {
+            libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut())
+        };
+        debug_assert_eq!(rc, 0, "timerfd_settime");
+    }
+
+    /// Sleeps until it rings (at once if it rang since the last wait).
+    fn wait(&self) {
+        let mut rings = 0u64;
+        loop {
+            // SAFETY: reads 8 bytes into `rings`; the fd is ours.
+            let n = unsafe {
+                libc::read(
+                    self.fd.as_raw_fd(),
+                    (&raw mut rings).cast(),
+                    std::mem::size_of::<u64>(),
+                )
+            };
+            if n >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+    }
+}
 
 impl Server {
     /// Takes the worker from the progress thread for one wait of this thread: the wait calls
@@ -121,26 +218,12 @@ impl Server {
         t.duration_since(self.epoch).as_nanos() as u64
     }
 
-    /// A turn's thread was descheduled for `gap` until `now`: whether the node is busy enough
-    /// that the progress thread should serve for a while.
-    #[cold]
-    fn busy_node(&self, now: Instant, gap: Duration) -> bool {
-        if self.shared || gap >= WINDOW {
-            return true;
-        }
-        let t = self.since(now);
-        let start = self.window.load(Ordering::Relaxed);
-        let lost = self
-            .lost
-            .fetch_add(gap.as_nanos() as u64, Ordering::Relaxed)
-            + gap.as_nanos() as u64;
-        let elapsed = t.saturating_sub(start);
-        if elapsed < WINDOW.as_nanos() as u64 {
-            return false;
-        }
-        self.window.store(t, Ordering::Relaxed);
-        self.lost.store(0, Ordering::Relaxed);
-        lost * LOST_SHARE > elapsed
+    /// A turn ended: the progress thread takes the worker back at most `HANDBACK` later, unless
+    /// another turn begins meanwhile.
+    #[inline]
+    fn turn_ended(&self) {
+        self.state.fetch_add(TURN_ENDED, Ordering::SeqCst);
+        self.alarm.push_back(self.since(Instant::now()));
     }
 
     #[inline]
@@ -181,12 +264,25 @@ impl Turn<'_> {
     /// Progresses the target worker while this thread serves it.
     #[inline]
     pub fn poll(&mut self) -> Served {
+        if !self.server.shared {
+            return match self.server.worker.progress() {
+                0 => Served::Nothing,
+                _ => Served::Answered,
+            };
+        }
+        self.poll_shared()
+    }
+
+    /// [`Turn::poll`] where the node's PEs outnumber its cores: hands the worker back at a gap or
+    /// after `SERVE_GAP`.
+    #[inline]
+    fn poll_shared(&mut self) -> Served {
         if !self.serving && !self.resume() {
             return Served::No;
         }
         let now = Instant::now();
         let gap = now.duration_since(self.polled);
-        if gap > DESCHEDULED && self.server.busy_node(now, gap) {
+        if gap > DESCHEDULED {
             let until = self.server.since(now) + CONTENDED_FOR.as_nanos() as u64;
             self.server.contended_until.store(until, Ordering::Relaxed);
             self.hand_back();
@@ -199,7 +295,7 @@ impl Turn<'_> {
             self.last = self.polled;
             return Served::Answered;
         }
-        if self.server.shared && self.polled.duration_since(self.last) > SERVE_GAP {
+        if self.polled.duration_since(self.last) > SERVE_GAP {
             self.hand_back();
             return Served::No;
         }
@@ -229,16 +325,13 @@ impl Turn<'_> {
     #[cold]
     fn hand_back(&mut self) {
         self.end();
-        self.server.handed.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.server.thread.get() {
-            thread.unpark();
-        }
+        self.server.alarm.ring_now();
     }
 
     #[inline]
     fn end(&mut self) {
         self.serving = false;
-        self.server.state.fetch_add(TURN_ENDED, Ordering::SeqCst);
+        self.server.turn_ended();
     }
 }
 
@@ -265,14 +358,11 @@ impl ProgressThread {
         let server = Arc::new(Server {
             worker: worker.clone(),
             state: AtomicU64::new(0),
-            handed: AtomicBool::new(false),
             stop: AtomicBool::new(false),
-            thread: OnceLock::new(),
+            alarm: Alarm::new()?,
             contended_until: AtomicU64::new(0),
             epoch: Instant::now(),
             shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
-            window: AtomicU64::new(0),
-            lost: AtomicU64::new(0),
         });
         let thread = {
             let server = server.clone();
@@ -284,7 +374,6 @@ impl ProgressThread {
                     status: UCS_ERR_IO_ERROR,
                 })?
         };
-        let _ = server.thread.set(thread.thread().clone());
         Ok(ProgressThread {
             server,
             thread: Some(thread),
@@ -306,7 +395,7 @@ impl ProgressThread {
             return Ok(());
         };
         self.server.stop.store(true, Ordering::SeqCst);
-        thread.thread().unpark();
+        self.server.alarm.ring_now();
         self.server.worker.signal()?;
         thread.join().unwrap_or(Err(Error {
             call: "the progress thread panicked",
@@ -321,8 +410,8 @@ impl Drop for ProgressThread {
     }
 }
 
-/// The thread's loop: while turns go on, park; else progress until idle, arm, sleep on the event
-/// fd.
+/// The thread's loop: while turns go on, sleep on the alarm; else progress until idle, arm, sleep
+/// on the event fd.
 fn run(server: &Server) -> Result<()> {
     let worker = &server.worker;
     let fd = worker.event_fd()?.as_raw_fd();
@@ -356,17 +445,13 @@ fn run(server: &Server) -> Result<()> {
     Ok(())
 }
 
-/// Parks until no turn was on for a whole `HANDBACK`, a turn handed the worker back, or stop.
-/// Returns with no turn on (or stopping).
+/// Sleeps on the alarm until it rings with no turn on (at most `HANDBACK` after the last turn
+/// ended, or at once when a turn handed the worker back), or stop. Returns with no turn on (or
+/// stopping).
 fn stand_by(server: &Server) {
     loop {
-        let ended = server.turns_ended();
-        std::thread::park_timeout(HANDBACK);
-        if server.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let handed = server.handed.swap(false, Ordering::SeqCst);
-        if !server.in_turn() && (handed || server.turns_ended() == ended) {
+        server.alarm.wait();
+        if server.stop.load(Ordering::SeqCst) || !server.in_turn() {
             return;
         }
     }
