@@ -106,7 +106,9 @@ fn panic_message(pe: &str, call: &str, payload: &str, location: &str) -> String 
 /// debug information the shells read `rshmem::api::<chapter>::shmem_x`). An optimized shell
 /// usually jumps to its `ops` function instead of calling it and leaves no frame: then the
 /// outermost `rshmem::ops::<module>::<f>` frame stands for it, as `shmem_<f>` when the library
-/// exports that symbol (`exported`), else as its path.
+/// exports that symbol (`exported`), else as its path. A `pshmem_*` name is given as its
+/// `shmem_*` twin when the library exports that: the optimized build makes each profiling name an
+/// alias of its call, and the symbolizer picks the profiling name for both.
 pub(super) fn call_on_stack(stack: &str, exported: impl Fn(&str) -> bool) -> Option<String> {
     const LEGACY: [&str; 8] = [
         "start_pes",
@@ -142,7 +144,10 @@ pub(super) fn call_on_stack(stack: &str, exported: impl Fn(&str) -> bool) -> Opt
             .iter()
             .any(|p| name.starts_with(p))
             || LEGACY.contains(&name);
-        (plain && is_call).then(|| name.to_string())
+        (plain && is_call).then(|| match name.strip_prefix('p') {
+            Some(twin) if name.starts_with("pshmem_") && exported(twin) => twin.to_string(),
+            _ => name.to_string(),
+        })
     });
     shell.or_else(|| {
         let op = frames
@@ -200,6 +205,14 @@ mod tests {
         assert_eq!(
             call_on_stack(stack, none).as_deref(),
             Some("pshmem_team_split_2d")
+        );
+        // An alias in the optimized build: the symbolizer names both the call and its profiling
+        // twin `pshmem_*`.
+        let alias = "   0: rshmem::runtime::wait::until_watching_as\n   1: pshmem_barrier_all\n   2: main";
+        let exports = |name: &str| name == "shmem_barrier_all";
+        assert_eq!(
+            call_on_stack(alias, exports).as_deref(),
+            Some("shmem_barrier_all")
         );
         assert_eq!(call_on_stack("   0: rshmem::x\n   1: main", none), None);
         let legacy = "   0: rshmem::ops::memory::allocate\n   1: shmalloc\n   2: main";
