@@ -198,7 +198,12 @@ impl Server {
     /// [`Turn::poll`] on each round.
     #[inline]
     pub fn turn(&self) -> Turn<'_> {
-        let now = Instant::now();
+        // Only where PEs outnumber cores does a turn look at the clock (its end always does).
+        let now = if self.shared {
+            Instant::now()
+        } else {
+            self.epoch
+        };
         let serving = self.since(now) >= self.contended_until.load(Ordering::Relaxed);
         if serving {
             self.state.fetch_add(ONE_TURN, Ordering::SeqCst);
