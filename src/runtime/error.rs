@@ -208,7 +208,8 @@ mod tests {
         );
         // An alias in the optimized build: the symbolizer names both the call and its profiling
         // twin `pshmem_*`.
-        let alias = "   0: rshmem::runtime::wait::until_watching_as\n   1: pshmem_barrier_all\n   2: main";
+        let alias =
+            "   0: rshmem::runtime::wait::until_watching_as\n   1: pshmem_barrier_all\n   2: main";
         let exports = |name: &str| name == "shmem_barrier_all";
         assert_eq!(
             call_on_stack(alias, exports).as_deref(),

@@ -168,9 +168,8 @@ impl Alarm {
         };
         // SAFETY: a timerfd of ours and a valid itimerspec. It fails only on a bad fd or value,
         // neither of which can happen here (and a turn's end could not report it).
-        let rc = unsafe {
-            libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut())
-        };
+        let rc =
+            unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
         debug_assert_eq!(rc, 0, "timerfd_settime");
     }
 
