@@ -112,14 +112,17 @@ const REARM: Duration = Duration::from_millis(2);
 /// Invariant: while the progress thread sleeps on it, it will ring. Each end of a turn either
 /// sets it to ring `HANDBACK` later, or finds it set less than `REARM` ago, and so still to
 /// ring (`HANDBACK` > `REARM`). A ring that found a turn on leaves `set_at` at least `HANDBACK`
-/// old, so that turn's end sets it again. Ringing at once (a hand-back, a stop) clears `set_at`,
-/// so the next end sets it again.
+/// old, so that turn's end sets it again. Ringing at once (a hand-back, a stop) clears `set_at`
+/// (after setting the timer), so the next end sets it again.
 struct Alarm {
     fd: OwnedFd,
     /// When it was last set to ring `HANDBACK` later, in nanoseconds after the server's epoch
-    /// (0: not since it last rang at once).
+    /// (`NOT_SET`: never, or not since it last rang at once).
     set_at: AtomicU64,
 }
+
+/// `Alarm::set_at` of an alarm with no ring of `HANDBACK` to come.
+const NOT_SET: u64 = u64::MAX;
 
 impl Alarm {
     fn new() -> Result<Alarm> {
@@ -134,7 +137,7 @@ impl Alarm {
         Ok(Alarm {
             // SAFETY: a new fd, owned by nothing else.
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
-            set_at: AtomicU64::new(0),
+            set_at: AtomicU64::new(NOT_SET),
         })
     }
 
@@ -142,16 +145,25 @@ impl Alarm {
     /// after the server's epoch).
     #[inline]
     fn push_back(&self, now: u64) {
-        if now.saturating_sub(self.set_at.load(Ordering::Relaxed)) >= REARM.as_nanos() as u64 {
-            self.set_at.store(now, Ordering::Relaxed);
+        let set = self.set_at.load(Ordering::Acquire);
+        if set == NOT_SET || now.saturating_sub(set) >= REARM.as_nanos() as u64 {
+            self.set_at.store(now, Ordering::Release);
             self.ring_in(HANDBACK);
         }
     }
 
-    /// Rings at once (`set_at` cleared first, so that the next end of a turn sets it again).
+    /// Rings at once, and clears `set_at` so that the next end of a turn sets it again.
+    ///
+    /// Rings before and after clearing. Before: an end of a turn on another thread that stores
+    /// `set_at` in between sets the timer after this ring, so a recent `set_at` keeps a ring to
+    /// come. After: an end that read the old `set_at` and skipped setting the timer (its turn
+    /// already counted as ended) is followed by a ring, even if the first one was already
+    /// consumed.
+    #[cold]
     fn ring_now(&self) {
-        self.set_at.store(0, Ordering::Relaxed);
         // Zero would disarm the timer.
+        self.ring_in(Duration::from_nanos(1));
+        self.set_at.store(NOT_SET, Ordering::Release);
         self.ring_in(Duration::from_nanos(1));
     }
 
