@@ -472,3 +472,62 @@ fn stand_by(server: &Server) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// Waits for `alarm` on another thread; whether it rang within `limit` (a hang guard only:
+    /// the rings under test come within a few milliseconds).
+    fn rings_within(alarm: &Arc<Alarm>, limit: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        let waiter = alarm.clone();
+        std::thread::spawn(move || {
+            waiter.wait();
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(limit).is_ok()
+    }
+
+    const LIMIT: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn an_alarm_set_by_a_turn_end_rings_and_a_recent_one_is_not_set_again() {
+        let alarm = Arc::new(Alarm::new().unwrap());
+        let rearm = REARM.as_nanos() as u64;
+        // Never set: the first end sets it, whenever it comes (even at 0, the server's epoch).
+        alarm.push_back(0);
+        assert_eq!(alarm.set_at.load(Ordering::Relaxed), 0);
+        // Within REARM of that: not set again (the ring to come stands).
+        alarm.push_back(rearm - 1);
+        assert_eq!(alarm.set_at.load(Ordering::Relaxed), 0);
+        assert!(
+            rings_within(&alarm, LIMIT),
+            "the alarm a turn's end set did not ring"
+        );
+        // REARM later: set again.
+        alarm.push_back(rearm);
+        assert_eq!(alarm.set_at.load(Ordering::Relaxed), rearm);
+        assert!(
+            rings_within(&alarm, LIMIT),
+            "the alarm set again did not ring"
+        );
+    }
+
+    #[test]
+    fn ringing_at_once_clears_the_setting_so_the_next_end_sets_it() {
+        let alarm = Arc::new(Alarm::new().unwrap());
+        alarm.push_back(5);
+        alarm.ring_now();
+        assert_eq!(alarm.set_at.load(Ordering::Relaxed), NOT_SET);
+        assert!(rings_within(&alarm, LIMIT), "ring_now did not ring");
+        // An end right after (within REARM of the old setting) sets it again.
+        alarm.push_back(6);
+        assert_eq!(alarm.set_at.load(Ordering::Relaxed), 6);
+        assert!(
+            rings_within(&alarm, LIMIT),
+            "the alarm set after ring_now did not ring"
+        );
+    }
+}
