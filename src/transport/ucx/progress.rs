@@ -40,8 +40,8 @@
 //!   out of the library (a barrier loop) does not wake it on every exit, and two threads do not
 //!   take turns on the worker's lock.
 //! - While it sleeps on the alarm, the alarm rings within `HANDBACK` of the last turn's end (see
-//!   [`Alarm`]); a turn handing the worker back early, and stopping, ring it at once. A ring that
-//!   finds no turn on comes at least `HANDBACK - REARM` after the last end.
+//!   [`Alarm`]); a turn handing the worker back early, and stopping, ring it at once. A ring
+//!   that an end of a turn set comes at least `HANDBACK - REARM` after the last end.
 //! - It sleeps on the event fd only after `ucp_worker_arm` said nothing is pending. Stopping sets
 //!   a flag, rings the alarm and signals the worker, so the flag is seen wherever the thread
 //!   sleeps.
