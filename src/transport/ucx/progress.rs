@@ -27,8 +27,8 @@
 //! the scheduler then moves threads around. With a look every 0.5 ms, the 2-PE round trips over
 //! TCP were 10-20% slower than with none. So it sleeps on an [`Alarm`] that the end of a turn sets
 //! to ring `HANDBACK` later. A PE going in and out of the library keeps pushing the ring back and
-//! the thread never wakes; it rings only once the PE has been out for a while (0.5 to 2.5 ms), or
-//! once during a long wait.
+//! the thread never wakes; it rings only once the PE has been out for a while (0.25 to 0.75
+//! ms), or once during a long wait.
 //!
 //! Invariants:
 //! - The worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress thread may
@@ -99,13 +99,16 @@ const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
 /// At most how long after the end of the last turn the progress thread takes the worker back
 /// (after at least `HANDBACK - REARM` with no turn on).
-const HANDBACK: Duration = Duration::from_micros(2500);
+const HANDBACK: Duration = Duration::from_micros(750);
 
 /// The end of a turn sets the alarm again only if it was set this long ago or more: one system
-/// call per `REARM` of a PE going in and out of the library, not one per exit. Setting a timer
-/// costs about 3 us here (a virtual machine); set every 0.25 ms, it made the 2-PE round trips
-/// over TCP 5-10% slower.
-const REARM: Duration = Duration::from_millis(2);
+/// call per `REARM` of a PE going in and out of the library, not one per exit (setting a timer
+/// costs about 3 us here, a virtual machine). Between 0.5 and 2 ms the 2-PE round trips over TCP
+/// differed by a few percent at most, 0.25 ms was 3-7% slower; a PE that leaves the library is
+/// served by its progress thread `HANDBACK - REARM` to `HANDBACK` later (the first get from a
+/// PE that began computing after a barrier took 0.85 ms, 1.4 ms with 1 and 1.25 ms, 2.6 ms with
+/// 2 and 2.5 ms).
+const REARM: Duration = Duration::from_micros(500);
 
 /// A timer (a `timerfd`) the progress thread sleeps on while turns go on.
 ///
