@@ -98,6 +98,8 @@ config_table! {
         "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
         "node-aware barrier, broadcast and reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
+    progress_delay: Duration = Duration::from_micros(750), "PROGRESS_DELAY", parse_micros,
+        "microseconds after a PE leaves the library by which its UCX progress thread answers its peers for it (from a third of it on); shorter answers sooner, longer costs waits inside the library less";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
@@ -252,6 +254,14 @@ pub fn parse_seconds(text: &str) -> Result<Option<Duration>, String> {
     }
 }
 
+/// A time in whole microseconds, 3 to 10^7 (ten seconds).
+pub fn parse_micros(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<u64>() {
+        Ok(us) if (3..=10_000_000).contains(&us) => Ok(Duration::from_micros(us)),
+        _ => Err("is not a time in microseconds (a whole number from 3 to 10000000)".into()),
+    }
+}
+
 /// A flag whose value the spec leaves free ("Any"): set means on, whatever the value (empty,
 /// `1`, `yes`, `verbose`), except the usual spellings of off: `0`, `n`, `no`, `false`, `off` (any
 /// case). Never an error.
@@ -343,6 +353,12 @@ impl std::fmt::Display for Show<'_, Option<Duration>> {
     }
 }
 
+impl std::fmt::Display for Show<'_, Duration> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} us", self.0.as_micros())
+    }
+}
+
 impl std::fmt::Display for Show<'_, bool> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if *self.0 { "yes" } else { "no" })
@@ -365,6 +381,21 @@ mod tests {
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("ten").is_err());
         assert!(parse_seconds("inf").is_err());
+    }
+
+    #[test]
+    fn microseconds() {
+        assert_eq!(parse_micros("750"), Ok(Duration::from_micros(750)));
+        assert_eq!(parse_micros(" 3 "), Ok(Duration::from_micros(3)));
+        assert_eq!(parse_micros("10000000"), Ok(Duration::from_secs(10)));
+        for bad in ["", "0", "2", "10000001", "0.5", "-1", "1ms", "x"] {
+            assert!(parse_micros(bad).is_err(), "{bad:?}");
+        }
+        let env = |k: &str| (k == "SHMEM_PROGRESS_DELAY").then(|| "2500".to_string());
+        let (config, _) = Config::parse(&env).unwrap();
+        assert_eq!(config.progress_delay, Duration::from_micros(2500));
+        let (config, _) = Config::parse(&|_| None).unwrap();
+        assert_eq!(config.progress_delay, Duration::from_micros(750));
     }
 
     #[test]

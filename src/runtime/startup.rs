@@ -397,7 +397,7 @@ pub(super) fn build(call: &'static str) -> World {
         }
     }
     super::wait::configure(local_pes);
-    crate::transport::configure_waits(super::wait::oversubscribed_node());
+    crate::transport::configure_waits(super::wait::oversubscribed_node(), config.progress_delay);
     // Everyone holds a mapping of its on-node peers' segments: the names can go.
     exchange(call, |b| b.barrier());
     Segment::unlink(&heap_name);

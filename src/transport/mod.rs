@@ -278,9 +278,10 @@ pub(crate) trait Network: Sized {
 
 /// Tells the networks whether this node's PEs outnumber its cores (at init, before connecting):
 /// a thread waiting in the library then shares the serving of its PE's peers with the progress
-/// thread, which a busy scheduler runs sooner (see `ucx::progress`).
-pub(crate) fn configure_waits(oversubscribed: bool) {
-    ucx::progress::configure(oversubscribed);
+/// thread, which a busy scheduler runs sooner (see `ucx::progress`); and by when, after the PE
+/// left the library, its progress thread serves them (`SHMEM_PROGRESS_DELAY`).
+pub(crate) fn configure_waits(oversubscribed: bool, progress_delay: std::time::Duration) {
+    ucx::progress::configure(oversubscribed, progress_delay);
 }
 
 /// The network of this job, chosen at init: one variant per network module.

@@ -57,9 +57,14 @@ use ucx_sys::UCS_ERR_IO_ERROR;
 /// Whether this node's PEs outnumber its cores ([`configure`]); until told, assume they do.
 static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
 
-/// Says whether this node's PEs outnumber its cores; servers made afterwards follow it.
-pub fn configure(oversubscribed: bool) {
+/// `HANDBACK` in microseconds ([`configure`], `SHMEM_PROGRESS_DELAY`).
+static HANDBACK_US: AtomicU64 = AtomicU64::new(750);
+
+/// Says whether this node's PEs outnumber its cores, and the `HANDBACK` of the progress thread;
+/// servers made afterwards follow them.
+pub fn configure(oversubscribed: bool, handback: Duration) {
     OVERSUBSCRIBED.store(oversubscribed, Ordering::Relaxed);
+    HANDBACK_US.store(handback.as_micros() as u64, Ordering::Relaxed);
 }
 
 /// A target worker and who progresses it: the threads serving, else the progress thread.
@@ -97,18 +102,32 @@ const SERVE_GAP: Duration = Duration::from_millis(2);
 const DESCHEDULED: Duration = Duration::from_micros(50);
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
-/// At most how long after the end of the last turn the progress thread takes the worker back
-/// (after at least `HANDBACK - REARM` with no turn on).
-const HANDBACK: Duration = Duration::from_micros(750);
+/// The two times of an [`Alarm`]:
+/// - `HANDBACK`: at most how long after the end of the last turn the progress thread takes the
+///   worker back (after at least `HANDBACK - REARM` with no turn on); `SHMEM_PROGRESS_DELAY`,
+///   0.75 ms by default;
+/// - `REARM`, two thirds of it: the end of a turn sets the alarm again only if it was set this
+///   long ago or more, one system call per `REARM` of a PE going in and out of the library, not
+///   one per exit.
+///
+/// Setting a timer this near costs about 2-3 us here (a virtual machine). With `REARM` between
+/// 0.5 and 2 ms the 2-PE round trips over TCP differed by a few percent at most, with 0.25 ms they
+/// were 3-7% slower. The first get from a PE that began computing after a barrier took 0.85 ms
+/// with the default, 1.4 ms with 1.25 ms, 2.6 ms with 2.5 ms.
+#[derive(Clone, Copy)]
+struct Delays {
+    handback: Duration,
+    rearm: Duration,
+}
 
-/// The end of a turn sets the alarm again only if it was set this long ago or more: one system
-/// call per `REARM` of a PE going in and out of the library, not one per exit (setting a timer
-/// costs about 3 us here, a virtual machine). Between 0.5 and 2 ms the 2-PE round trips over TCP
-/// differed by a few percent at most, 0.25 ms was 3-7% slower; a PE that leaves the library is
-/// served by its progress thread `HANDBACK - REARM` to `HANDBACK` later (the first get from a
-/// PE that began computing after a barrier took 0.85 ms, 1.4 ms with 1 and 1.25 ms, 2.6 ms with
-/// 2 and 2.5 ms).
-const REARM: Duration = Duration::from_micros(500);
+impl Delays {
+    fn of(handback: Duration) -> Delays {
+        Delays {
+            handback,
+            rearm: handback * 2 / 3,
+        }
+    }
+}
 
 /// A timer (a `timerfd`) the progress thread sleeps on while turns go on.
 ///
@@ -119,6 +138,7 @@ const REARM: Duration = Duration::from_micros(500);
 /// (after setting the timer), so the next end sets it again.
 struct Alarm {
     fd: OwnedFd,
+    delays: Delays,
     /// When it was last set to ring `HANDBACK` later, in nanoseconds after the server's epoch
     /// (`NOT_SET`: never, or not since it last rang at once).
     set_at: AtomicU64,
@@ -128,7 +148,7 @@ struct Alarm {
 const NOT_SET: u64 = u64::MAX;
 
 impl Alarm {
-    fn new() -> Result<Alarm> {
+    fn new(delays: Delays) -> Result<Alarm> {
         // SAFETY: plain system call; the fd is owned below.
         let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
         if fd < 0 {
@@ -140,6 +160,7 @@ impl Alarm {
         Ok(Alarm {
             // SAFETY: a new fd, owned by nothing else.
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            delays,
             set_at: AtomicU64::new(NOT_SET),
         })
     }
@@ -149,9 +170,9 @@ impl Alarm {
     #[inline]
     fn push_back(&self, now: u64) {
         let set = self.set_at.load(Ordering::Acquire);
-        if set == NOT_SET || now.saturating_sub(set) >= REARM.as_nanos() as u64 {
+        if set == NOT_SET || now.saturating_sub(set) >= self.delays.rearm.as_nanos() as u64 {
             self.set_at.store(now, Ordering::Release);
-            self.ring_in(HANDBACK);
+            self.ring_in(self.delays.handback);
         }
     }
 
@@ -378,7 +399,9 @@ impl ProgressThread {
             worker: worker.clone(),
             state: AtomicU64::new(0),
             stop: AtomicBool::new(false),
-            alarm: Alarm::new()?,
+            alarm: Alarm::new(Delays::of(Duration::from_micros(
+                HANDBACK_US.load(Ordering::Relaxed),
+            )))?,
             contended_until: AtomicU64::new(0),
             epoch: Instant::now(),
             shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
@@ -497,8 +520,8 @@ mod tests {
 
     #[test]
     fn an_alarm_set_by_a_turn_end_rings_and_a_recent_one_is_not_set_again() {
-        let alarm = Arc::new(Alarm::new().unwrap());
-        let rearm = REARM.as_nanos() as u64;
+        let alarm = Arc::new(Alarm::new(Delays::of(Duration::from_micros(750))).unwrap());
+        let rearm = alarm.delays.rearm.as_nanos() as u64;
         // Never set: the first end sets it, whenever it comes (even at 0, the server's epoch).
         alarm.push_back(0);
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), 0);
@@ -520,7 +543,7 @@ mod tests {
 
     #[test]
     fn ringing_at_once_clears_the_setting_so_the_next_end_sets_it() {
-        let alarm = Arc::new(Alarm::new().unwrap());
+        let alarm = Arc::new(Alarm::new(Delays::of(Duration::from_micros(750))).unwrap());
         alarm.push_back(5);
         alarm.ring_now();
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), NOT_SET);
