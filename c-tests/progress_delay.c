@@ -14,6 +14,7 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <time.h>
+#include "clock.h"
 
 #define ROUNDS 3
 #define LIMIT 60.0
@@ -22,13 +23,6 @@
 static long data[8];
 static long done;
 static double left;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int main(void)
 {

@@ -12,6 +12,7 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <time.h>
+#include "clock.h"
 
 #define OPS 50
 #define LIMIT 60.0
@@ -19,13 +20,6 @@
 static long counter;
 static long data[64];
 static long done;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int main(void)
 {
