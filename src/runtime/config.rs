@@ -99,7 +99,7 @@ config_table! {
     node_aware: bool = true, "NODE_AWARE", parse_flag,
         "node-aware barrier, broadcast and reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     progress_delay: Duration = Duration::from_micros(750), "PROGRESS_DELAY", parse_micros,
-        "microseconds after a PE leaves the library by which its UCX progress thread answers its peers for it (from a third of it on); shorter answers sooner, longer costs waits inside the library less";
+        "microseconds: within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
