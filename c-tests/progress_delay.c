@@ -6,10 +6,11 @@
 // SHMEM_PROGRESS_DELAY over UCX TCP, where only the target's progress answers a get: PE 1 leaves
 // a barrier and computes, without calling the library, until PE 0 has got its data and told it
 // so. Its progress thread must not answer before a third of the delay (0.1 s) has passed since
-// PE 1 left the library, and must answer in the end. PE 0 first sleeps 20 ms, so that PE 1 has
-// left the barrier; a round where PE 1's get came back before PE 1 had left (PE 1 descheduled in
-// the barrier, its own wait answering) proves nothing and is skipped. The gets must see PE 1's
-// data.
+// PE 1 left the library (checked with half of that, 50 ms, so that PE 1 being descheduled just
+// after it left cannot fail the test; with the default delay the answer comes as soon as PE 0
+// asks, 20 ms after), and must answer in the end. PE 0 first sleeps 20 ms, so that PE 1 has left the
+// barrier; a round where PE 0's get came back before PE 1 had left (PE 1 descheduled in the
+// barrier, its own wait answering) proves nothing and is skipped. The gets must see PE 1's data.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@
 
 #define ROUNDS 3
 #define LIMIT 60.0
-#define FLOOR (0.3 / 3 - 0.001)
+#define FLOOR (0.3 / 3 / 2)
 
 static long data[8];
 static long done;
@@ -65,7 +66,7 @@ int main(void)
             if (answered - left_at < FLOOR) {
                 fprintf(stderr,
                         "[PE 0] progress_delay: round %d: PE 1 answered %.4f s after it left the "
-                        "library, before a third of SHMEM_PROGRESS_DELAY (0.1 s)\n",
+                        "library, before half of a third of SHMEM_PROGRESS_DELAY (0.05 s)\n",
                         r, answered - left_at);
                 errors++;
             }
