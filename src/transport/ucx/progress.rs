@@ -26,7 +26,7 @@
 //! nothing to do. It runs on a core a spinning PE is using, and on a node whose cores all spin
 //! the scheduler then moves threads around. With a look every 0.5 ms, the 2-PE round trips over
 //! TCP were 10-20% slower than with none. So it sleeps on an [`Alarm`] that the end of a turn sets
-//! to ring `HANDBACK` later. A PE going in and out of the library keeps pushing the ring back and
+//! to ring `handback` later. A PE going in and out of the library keeps pushing the ring back and
 //! the thread never wakes; it rings only once the PE has been out for a while (0.25 to 0.75
 //! ms), or once during a long wait.
 //!
@@ -39,9 +39,9 @@
 //!   while someone else handles the events) until it rings with no turn on. So a PE going in and
 //!   out of the library (a barrier loop) does not wake it on every exit, and two threads do not
 //!   take turns on the worker's lock.
-//! - While it sleeps on the alarm, the alarm rings within `HANDBACK` of the last turn's end (see
+//! - While it sleeps on the alarm, the alarm rings within `handback` of the last turn's end (see
 //!   [`Alarm`]); a turn handing the worker back early, and stopping, ring it at once. A ring
-//!   that an end of a turn set comes at least `HANDBACK - REARM` after the last end.
+//!   that an end of a turn set comes at least `handback - rearm` after the last end.
 //! - It sleeps on the event fd only after `ucp_worker_arm` said nothing is pending. Stopping sets
 //!   a flag, rings the alarm and signals the worker, so the flag is seen wherever the thread
 //!   sleeps.
@@ -57,10 +57,10 @@ use ucx_sys::UCS_ERR_IO_ERROR;
 /// Whether this node's PEs outnumber its cores ([`configure`]); until told, assume they do.
 static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
 
-/// `HANDBACK` in microseconds ([`configure`], `SHMEM_PROGRESS_DELAY`).
+/// `handback` in microseconds ([`configure`], `SHMEM_PROGRESS_DELAY`).
 static HANDBACK_US: AtomicU64 = AtomicU64::new(750);
 
-/// Says whether this node's PEs outnumber its cores, and the `HANDBACK` of the progress thread;
+/// Says whether this node's PEs outnumber its cores, and the `handback` of the progress thread;
 /// servers made afterwards follow them.
 pub fn configure(oversubscribed: bool, handback: Duration) {
     OVERSUBSCRIBED.store(oversubscribed, Ordering::Relaxed);
@@ -102,17 +102,17 @@ const SERVE_GAP: Duration = Duration::from_millis(2);
 const DESCHEDULED: Duration = Duration::from_micros(50);
 const CONTENDED_FOR: Duration = Duration::from_millis(20);
 
-/// The two times of an [`Alarm`]:
-/// - `HANDBACK`: at most how long after the end of the last turn the progress thread takes the
-///   worker back (after at least `HANDBACK - REARM` with no turn on); `SHMEM_PROGRESS_DELAY`,
+/// The two times of an [`Alarm`] (the other items' docs name them too):
+/// - `handback`: at most how long after the end of the last turn the progress thread takes the
+///   worker back (after at least `handback - rearm` with no turn on); `SHMEM_PROGRESS_DELAY`,
 ///   0.75 ms by default;
-/// - `REARM`, two thirds of it: the end of a turn sets the alarm again only if it was set this
-///   long ago or more, one system call per `REARM` of a PE going in and out of the library, not
+/// - `rearm`, two thirds of it: the end of a turn sets the alarm again only if it was set this
+///   long ago or more, one system call per `rearm` of a PE going in and out of the library, not
 ///   one per exit.
 ///
-/// Setting a timer this near costs about 2-3 us here (a virtual machine). With `REARM` between
+/// Setting a timer this near costs about 2-3 us here (a virtual machine). With `rearm` between
 /// 0.5 and 2 ms the 2-PE round trips over TCP differed by a few percent at most, with 0.25 ms they
-/// were 3-7% slower. The first get from a PE that began computing after a barrier took 0.85 ms
+/// were 3-10% slower. The first get from a PE that began computing after a barrier took 0.85 ms
 /// with the default, 1.4 ms with 1.25 ms, 2.6 ms with 2.5 ms.
 #[derive(Clone, Copy)]
 struct Delays {
@@ -132,19 +132,19 @@ impl Delays {
 /// A timer (a `timerfd`) the progress thread sleeps on while turns go on.
 ///
 /// Invariant: while the progress thread sleeps on it, it will ring. Each end of a turn either
-/// sets it to ring `HANDBACK` later, or finds it set less than `REARM` ago, and so still to
-/// ring (`HANDBACK` > `REARM`). A ring that found a turn on leaves `set_at` at least `HANDBACK`
+/// sets it to ring `handback` later, or finds it set less than `rearm` ago, and so still to
+/// ring (`handback` > `rearm`). A ring that found a turn on leaves `set_at` at least `handback`
 /// old, so that turn's end sets it again. Ringing at once (a hand-back, a stop) clears `set_at`
 /// (after setting the timer), so the next end sets it again.
 struct Alarm {
     fd: OwnedFd,
     delays: Delays,
-    /// When it was last set to ring `HANDBACK` later, in nanoseconds after the server's epoch
+    /// When it was last set to ring `handback` later, in nanoseconds after the server's epoch
     /// (`NOT_SET`: never, or not since it last rang at once).
     set_at: AtomicU64,
 }
 
-/// `Alarm::set_at` of an alarm with no ring of `HANDBACK` to come.
+/// `Alarm::set_at` of an alarm with no ring of `handback` to come.
 const NOT_SET: u64 = u64::MAX;
 
 impl Alarm {
@@ -165,7 +165,7 @@ impl Alarm {
         })
     }
 
-    /// Rings `HANDBACK` after `now` unless it was set less than `REARM` before `now` (nanoseconds
+    /// Rings `handback` after `now` unless it was set less than `rearm` before `now` (nanoseconds
     /// after the server's epoch).
     #[inline]
     fn push_back(&self, now: u64) {
@@ -258,7 +258,7 @@ impl Server {
         t.duration_since(self.epoch).as_nanos() as u64
     }
 
-    /// A turn ended: the progress thread takes the worker back at most `HANDBACK` later, unless
+    /// A turn ended: the progress thread takes the worker back at most `handback` later, unless
     /// another turn begins meanwhile.
     #[inline]
     fn turn_ended(&self) {
@@ -487,7 +487,7 @@ fn run(server: &Server) -> Result<()> {
     Ok(())
 }
 
-/// Sleeps on the alarm until it rings with no turn on (at most `HANDBACK` after the last turn
+/// Sleeps on the alarm until it rings with no turn on (at most `handback` after the last turn
 /// ended, or at once when a turn handed the worker back), or stop. Returns with no turn on (or
 /// stopping).
 fn stand_by(server: &Server) {
@@ -525,14 +525,14 @@ mod tests {
         // Never set: the first end sets it, whenever it comes (even at 0, the server's epoch).
         alarm.push_back(0);
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), 0);
-        // Within REARM of that: not set again (the ring to come stands).
+        // Within `rearm` of that: not set again (the ring to come stands).
         alarm.push_back(rearm - 1);
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), 0);
         assert!(
             rings_within(&alarm, LIMIT),
             "the alarm a turn's end set did not ring"
         );
-        // REARM later: set again.
+        // `rearm` later: set again.
         alarm.push_back(rearm);
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), rearm);
         assert!(
@@ -548,7 +548,7 @@ mod tests {
         alarm.ring_now();
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), NOT_SET);
         assert!(rings_within(&alarm, LIMIT), "ring_now did not ring");
-        // An end right after (within REARM of the old setting) sets it again.
+        // An end right after (within `rearm` of the old setting) sets it again.
         alarm.push_back(6);
         assert_eq!(alarm.set_at.load(Ordering::Relaxed), 6);
         assert!(
