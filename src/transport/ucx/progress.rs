@@ -28,7 +28,7 @@
 //! TCP were 10-20% slower than with none. So it sleeps on an [`Alarm`] that the end of a turn sets
 //! to ring `handback` later. A PE going in and out of the library keeps pushing the ring back and
 //! the thread never wakes; it rings only once the PE has been out for a while (0.25 to 0.75
-//! ms), or once during a long wait.
+//! ms by default, `SHMEM_PROGRESS_DELAY`), or once during a long wait.
 //!
 //! Invariants:
 //! - The worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress thread may
@@ -135,7 +135,7 @@ impl Delays {
 /// sets it to ring `handback` later, or finds it set less than `rearm` ago, and so still to
 /// ring (`handback` > `rearm`). A ring that found a turn on leaves `set_at` at least `handback`
 /// old, so that turn's end sets it again. Ringing at once (a hand-back, a stop) clears `set_at`
-/// (after setting the timer), so the next end sets it again.
+/// between two rings ([`Alarm::ring_now`]), so the next end sets it again.
 struct Alarm {
     fd: OwnedFd,
     delays: Delays,
