@@ -11,6 +11,7 @@
  *   dreduce     shmem_double_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 doubles (default one)
  *   fcollect    shmem_fcollectmem on SHMEM_TEAM_WORLD, BYTES / npes bytes from each PE (at least
  *               8), so that every PE receives about BYTES
+ *   scan        shmem_long_sum_inscan on SHMEM_TEAM_WORLD, BYTES / 8 longs (default one)
  * Every PE checks every element of each result (a wrong one ends the job with status 1); PE 0
  * prints
  *   counts: COLLECTIVE ITERATIONS us-per-call
@@ -68,6 +69,13 @@ static void one(const char *what, long i, int me, int npes) {
                 if (bdst[(size_t)pe * each + k] != want)
                     fail(what, i, (long)((size_t)pe * each + k), want, bdst[(size_t)pe * each + k]);
             }
+    } else if (strcmp(what, "scan") == 0) {
+        for (size_t k = 0; k < n; k++) lsrc[k] = i * 1000 + me + (long)k;
+        shmem_long_sum_inscan(SHMEM_TEAM_WORLD, ldst, lsrc, n);
+        for (size_t k = 0; k < n; k++) {
+            long expected = (i * 1000 + (long)k) * (me + 1) + (long)me * (me + 1) / 2;
+            if (ldst[k] != expected) fail(what, i, (long)k, (double)expected, (double)ldst[k]);
+        }
     } else if (strcmp(what, "dreduce") == 0) {
         /* Small integers: the sum is exact in any order of combination. */
         for (size_t k = 0; k < n; k++) dsrc[k] = (double)(i + me + (long)(k % 1000));
@@ -80,11 +88,12 @@ static void one(const char *what, long i, int me, int npes) {
 }
 
 int main(int argc, char **argv) {
-    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce", "fcollect"};
+    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce", "fcollect", "scan"};
     int known = 0;
-    for (int k = 0; argc >= 3 && k < 6; k++) known |= strcmp(argv[1], names[k]) == 0;
+    for (int k = 0; argc >= 3 && k < 7; k++) known |= strcmp(argv[1], names[k]) == 0;
     if ((argc != 3 && argc != 4) || !known) {
-        fprintf(stderr, "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect ITERATIONS [BYTES]\n",
+        fprintf(stderr,
+                "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect|scan ITERATIONS [BYTES]\n",
                 argv[0]);
         return 2;
     }

@@ -1,17 +1,18 @@
 // pes: 1 2 3 4 5 8
 // timeout: 240
-// Broadcasts, reductions and fcollect at the sizes where a team on several nodes changes algorithm
-// (the leaders' binomial tree, or scatter or reduce-scatter then all-gather among the node leaders
-// from 4 leaders and 32 KiB per leader up: 128 KiB, 16384 longs, at 4 nodes): element counts on
-// both sides of that threshold and a prime that no team size divides, on the world, on the odd PEs
-// and on every third PE (other node shapes under scripts/netns-hosts), in place and out of place,
-// from several roots, and through the deprecated active-set forms. Every element is checked:
-// - long sums and broadcasts exactly;
+// Broadcasts, reductions, fcollect and scans at the sizes where a team on several nodes changes
+// algorithm (the leaders' binomial tree, or scatter or reduce-scatter then all-gather among the
+// node leaders from 4 leaders and 32 KiB per leader up: 128 KiB, 16384 longs, at 4 nodes): element
+// counts on both sides of that threshold and a prime that no team size divides, on the world, on
+// the odd PEs and on every third PE (other node shapes under scripts/netns-hosts), in place and out
+// of place, from several roots, and through the deprecated active-set forms. Each element is checked:
+// - long sums, broadcasts and scans exactly;
 // - double sums of small multiples of 1/4, exact in any order of combination, exactly;
 // - double sums of values whose rounding depends on the order: the spec promises an associative
 //   operation, not an order, so the check is that every PE of the team holds the same bits (PE 0's
 //   result broadcast and compared) and that the value is within the rounding bound of the serial
-//   sum (n * 2^-52 * sum of |x|), not that it equals the serial member-order sum bit for bit.
+//   sum (n * 2^-52 * sum of |x|), not that it equals the serial member-order sum bit for bit;
+//   a double scan, within that bound of the serial prefix.
 #include <shmem.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,6 +146,48 @@ static void fcollects(shmem_team_t t, const char *team, int n)
                   team, n, j * each + k, fd[j * each + k], lval(j, k) * 3 + j);
 }
 
+/* Scans: long sums exactly, inclusive and exclusive (0 on the team's PE 0), out of place and in
+   place; double sums of values whose rounding depends on the order within the rounding bound of
+   the serial prefix. */
+static void scans(shmem_team_t t, const char *team, int n)
+{
+    int i = shmem_team_my_pe(t);
+    for (int pass = 0; pass < 4; pass++) {
+        int inclusive = pass % 2 == 0, in_place = pass >= 2;
+        long *out = in_place ? ls : ld;
+        for (int k = 0; k < n; k++) {
+            ls[k] = lval(i, k);
+            ld[k] = -3;
+        }
+        int rc = inclusive ? shmem_long_sum_inscan(t, out, ls, (size_t)n)
+                           : shmem_long_sum_exscan(t, out, ls, (size_t)n);
+        CHECK(rc == 0, "%s n %d long scan returned %d", team, n, rc);
+        for (int k = 0; k < n; k++) {
+            long want = 0;
+            for (int j = 0; j < i + inclusive; j++)
+                want += lval(j, k);
+            CHECK(out[k] == want, "%s n %d long sum_%s%s [%d] = %ld, expected %ld", team, n,
+                  inclusive ? "inscan" : "exscan", in_place ? " in place" : "", k, out[k], want);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        ds[k] = inexact(i, k);
+        dd[k] = -1.0;
+    }
+    int rc = shmem_double_sum_inscan(t, dd, ds, (size_t)n);
+    CHECK(rc == 0, "%s n %d double inscan returned %d", team, n, rc);
+    for (int k = 0; k < n; k++) {
+        double serial = 0, bound = 0;
+        for (int j = 0; j <= i; j++) {
+            serial += inexact(j, k);
+            bound += magnitude(inexact(j, k));
+        }
+        bound *= (double)(i + 1) * 0x1p-52;
+        CHECK(magnitude(dd[k] - serial) <= bound, "%s n %d double inscan [%d] = %.17g, serial %.17g",
+              team, n, k, dd[k], serial);
+    }
+}
+
 /* The deprecated forms on the active set of all PEs: the root's destination stays untouched. */
 static void active_set(int n)
 {
@@ -218,15 +261,18 @@ int main(void)
         reductions(SHMEM_TEAM_WORLD, "world", n);
         broadcasts(SHMEM_TEAM_WORLD, "world", n);
         fcollects(SHMEM_TEAM_WORLD, "world", n);
+        scans(SHMEM_TEAM_WORLD, "world", n);
         if (odd != SHMEM_TEAM_INVALID) {
             reductions(odd, "odd", n);
             broadcasts(odd, "odd", n);
             fcollects(odd, "odd", n);
+        scans(odd, "odd", n);
         }
         if (third != SHMEM_TEAM_INVALID) {
             reductions(third, "third", n);
             broadcasts(third, "third", n);
             fcollects(third, "third", n);
+        scans(third, "third", n);
         }
         shmem_barrier_all();
         active_set(n);

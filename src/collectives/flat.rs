@@ -684,7 +684,9 @@ pub unsafe fn reduce<T: Copy>(
 }
 
 /// Scan: member `i`'s `dest` gets the combination of the sources of members `0..=i` (inclusive)
-/// or `0..i` (exclusive; `zero` on member 0).
+/// or `0..i` (exclusive; `zero` on member 0). On several nodes that each hold a run of
+/// consecutive members, along the leaders' tree of [`super::tree::scan`]; otherwise in member
+/// order.
 ///
 /// # Safety
 /// As `fold`.
@@ -697,6 +699,10 @@ pub unsafe fn scan<T: Copy>(
     zero: T,
     combine: Combine<T>,
 ) {
+    // SAFETY: forwarded.
+    if unsafe { super::tree::scan(c, dest, source, n, inclusive, zero, combine) } {
+        return;
+    }
     let count = c.me() + usize::from(inclusive);
     // SAFETY: forwarded.
     unsafe { fold(c, dest, source, n, count, true, zero, combine) }

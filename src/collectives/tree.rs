@@ -21,12 +21,17 @@
 //!   same on every member and in every run, though it may differ in its last bits (or the sign
 //!   of a zero) from a serial fold in member order: the spec asks for an associative operation,
 //!   and promises no order.
+//! - scan (the tree rooted at the first node, when each node holds a run of consecutive members):
+//!   a reduction's way up, leaving each subtree's total in its leader's destination; on the way
+//!   down each child receives what comes before its subtree, and each leader writes its members'
+//!   results (see [`scan`]).
 //!
 //! Invariants: a leader writes a member's destination only after that member arrived and reads a
 //! child's destination only after the child reported; a member returns only when nobody will read
 //! its source or destination any more in this call, so no closing barrier is needed. Used only for
-//! symmetric destinations and sizes below the threshold of `collectives::ring`: every member
-//! decides the same way from the call's arguments and the node table.
+//! symmetric destinations, and for broadcasts and reductions only below the threshold of
+//! `collectives::ring`: every member decides the same way from the call's arguments and the node
+//! table.
 
 use super::call::{Coll, Combine};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
@@ -238,6 +243,146 @@ pub unsafe fn reduce<T: Copy>(
     }
     // SAFETY: our destination holds the result now.
     unsafe { deliver(c, &s, &l, &children, dest as usize, dest as usize, len) };
+    true
+}
+
+/// Whether each node's members are consecutive in member order, as a launcher that places ranks
+/// in blocks makes them: then the members before a node's run are exactly the runs of the nodes
+/// before it, which a scan needs (with ranks placed round robin it takes the flat algorithm).
+fn in_runs(c: &Coll, l: &Layout) -> bool {
+    let (m, nodes) = (&c.g.members, &c.w.nodes);
+    let changes = (1..m.size)
+        .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])
+        .count();
+    changes + 1 == l.leaders.len()
+}
+
+/// `acc` combined with the `n` elements at `x`, as a new vector (`x` itself when `acc` is empty:
+/// no member comes before).
+///
+/// # Safety
+/// `x` holds `n` elements.
+unsafe fn then<T: Copy>(acc: Option<&[T]>, x: *const T, n: usize, combine: Combine<T>) -> Vec<T> {
+    match acc {
+        Some(a) => {
+            let mut v = a.to_vec();
+            // SAFETY: `v` and `x` hold `n` elements.
+            unsafe { combine(v.as_mut_ptr(), x, n) };
+            v
+        }
+        // SAFETY: `x` holds `n` elements.
+        None => unsafe { std::slice::from_raw_parts(x, n) }.to_vec(),
+    }
+}
+
+/// A scan over a group on several nodes whose nodes hold runs of consecutive members (true), or
+/// false if the flat algorithm should run instead.
+///
+/// The leaders' binomial tree rooted at the first node, whose subtrees are runs of consecutive
+/// leaders (leader `v`'s covers `v..v + 2^j`, `j` the lowest set bit of `v`): on the way up each
+/// leader combines its node's sources, then its children's subtree totals in order (one get each,
+/// after their report, from their destinations), and leaves its subtree's total in its own
+/// destination for its parent; on the way down each parent puts into each child's destination the
+/// combination of everything before the child's subtree, and each leader writes its node's
+/// results from that prefix and its members' sources (read through shared memory), then releases
+/// them. `3 ceil(log2 L)` messages for the root of `L` leaders, as a reduction.
+///
+/// # Safety
+/// As `flat::scan`.
+pub unsafe fn scan<T: Copy>(
+    c: &Coll,
+    dest: *mut T,
+    source: *const T,
+    n: usize,
+    inclusive: bool,
+    zero: T,
+    combine: Combine<T>,
+) -> bool {
+    let len = n * size_of::<T>();
+    if n == 0 || c.w.locate(dest as usize, len).is_none() {
+        return false;
+    }
+    let Some(l) = node::layout(c.w, &c.g.members, None)
+        .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && in_runs(c, l))
+    else {
+        return false;
+    };
+    let m = &c.g.members;
+    let s = Sig::new(c.w, c.call, &c.g);
+    if node::gather_at_leader(&s, &l, m) {
+        return true;
+    }
+    // Our own source, kept: our destination (which may be it) carries the subtree's total.
+    let own = c.peer("source", source as usize, len, m.me, (0, len));
+    // SAFETY: `own` holds `len` bytes.
+    let own: Vec<T> = unsafe { std::slice::from_raw_parts(own.addr() as *const T, n) }.to_vec();
+    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
+    let node_total = unsafe { ring::node_partial(c, &l, source, n, zero, combine) };
+    let (parent, children) = links(l.leaders.len(), 0, l.node);
+    let mut subtree = node_total.clone();
+    let mut below: Vec<Vec<T>> = Vec::with_capacity(children.len());
+    for &(k, j) in &children {
+        let child = l.leaders[k];
+        s.hear(m.world(child), Word::Up(j));
+        let view = c.peer("dest", dest as usize, len, child, (0, len));
+        // SAFETY: the child's subtree total, `len` bytes.
+        let total = unsafe { std::slice::from_raw_parts(view.addr() as *const T, n) }.to_vec();
+        // SAFETY: both hold `n` elements.
+        unsafe { combine(subtree.as_mut_ptr(), total.as_ptr(), n) };
+        below.push(total);
+    }
+    // Everything before this node's run: from the parent, which puts it into our destination.
+    let before: Option<Vec<T>> = parent.map(|(p, j)| {
+        // SAFETY: our own destination holds `n` elements; nobody else writes it before our report.
+        unsafe { std::ptr::copy_nonoverlapping(subtree.as_ptr(), dest, n) };
+        shm::order();
+        s.tell(m.world(l.leaders[p]), Word::Up(j));
+        s.hear(m.world(l.leaders[p]), Word::Down);
+        // SAFETY: the parent's put of `n` elements has landed (its fence came before `Down`).
+        unsafe { std::slice::from_raw_parts(dest, n) }.to_vec()
+    });
+    // SAFETY: `node_total` holds `n` elements.
+    let mut running = unsafe { then(before.as_deref(), node_total.as_ptr(), n, combine) };
+    let mut prefixes = Vec::with_capacity(children.len());
+    for total in &below {
+        prefixes.push(running.clone());
+        // SAFETY: both hold `n` elements.
+        unsafe { combine(running.as_mut_ptr(), total.as_ptr(), n) };
+    }
+    // The largest subtree first: its leaves are the farthest away.
+    for (&(k, _), prefix) in children.iter().zip(&prefixes).rev() {
+        let data = prefix.as_ptr() as usize;
+        // SAFETY: the child reported and we read its total, so its destination is free.
+        unsafe { write_to(c, l.leaders[k], dest as usize, data, len) };
+    }
+    if !children.is_empty() {
+        shm::order();
+        remote::fence(c.w, c.call, SHMEM_CTX_DEFAULT);
+        for &(k, _) in children.iter().rev() {
+            s.tell(m.world(l.leaders[k]), Word::Down);
+        }
+    }
+    // This node's results, its members in member order (the leader first: it opens the run).
+    let zeros = vec![zero; n];
+    let mut acc = before;
+    for i in std::iter::once(m.me).chain(l.locals.iter().copied()) {
+        let view = (i != m.me).then(|| c.peer("source", source as usize, len, i, (0, len)));
+        let src = view.as_ref().map_or(own.as_ptr(), |v| v.addr() as *const T);
+        // SAFETY: `src` holds `n` elements: read before the destination (perhaps the same) is.
+        let next = unsafe { then(acc.as_deref(), src, n, combine) };
+        let result = if inclusive {
+            &next
+        } else {
+            acc.as_ref().unwrap_or(&zeros)
+        };
+        // SAFETY: member i arrived (or is us), its destination is free; `result` holds `len`.
+        unsafe { write_to(c, i, dest as usize, result.as_ptr() as usize, len) };
+        acc = Some(next);
+    }
+    shm::order();
+    for &i in &l.locals {
+        s.tell(m.world(i), Word::Release);
+    }
     true
 }
 
