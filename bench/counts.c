@@ -11,6 +11,8 @@
  *   dreduce     shmem_double_sum_reduce on SHMEM_TEAM_WORLD, BYTES / 8 doubles (default one)
  *   fcollect    shmem_fcollectmem on SHMEM_TEAM_WORLD, BYTES / npes bytes from each PE (at least
  *               8), so that every PE receives about BYTES
+ *   collect     shmem_collectmem on SHMEM_TEAM_WORLD, as fcollect but 8 bytes more from the PEs
+ *               of odd number
  *   scan        shmem_long_sum_inscan on SHMEM_TEAM_WORLD, BYTES / 8 longs (default one)
  * Every PE checks every element of each result (a wrong one ends the job with status 1); PE 0
  * prints
@@ -69,6 +71,17 @@ static void one(const char *what, long i, int me, int npes) {
                 if (bdst[(size_t)pe * each + k] != want)
                     fail(what, i, (long)((size_t)pe * each + k), want, bdst[(size_t)pe * each + k]);
             }
+    } else if (strcmp(what, "collect") == 0) {
+        size_t each = bytes / (size_t)npes < 8 ? 8 : bytes / (size_t)npes;
+        size_t mine = each + (size_t)(me % 2) * 8;
+        for (size_t k = 0; k < mine; k++) bsrc[k] = (unsigned char)(i + me * 3 + (long)k);
+        shmem_collectmem(SHMEM_TEAM_WORLD, bdst, bsrc, mine);
+        size_t at = 0;
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < each + (size_t)(pe % 2) * 8; k++, at++) {
+                unsigned char want = (unsigned char)(i + pe * 3 + (long)k);
+                if (bdst[at] != want) fail(what, i, (long)at, want, bdst[at]);
+            }
     } else if (strcmp(what, "scan") == 0) {
         for (size_t k = 0; k < n; k++) lsrc[k] = i * 1000 + me + (long)k;
         shmem_long_sum_inscan(SHMEM_TEAM_WORLD, ldst, lsrc, n);
@@ -88,12 +101,14 @@ static void one(const char *what, long i, int me, int npes) {
 }
 
 int main(int argc, char **argv) {
-    const char *names[] = {"none", "barrier", "broadcast", "reduce", "dreduce", "fcollect", "scan"};
+    const char *names[] = {"none",     "barrier", "broadcast", "reduce",
+                           "dreduce",  "fcollect", "collect", "scan"};
     int known = 0;
-    for (int k = 0; argc >= 3 && k < 7; k++) known |= strcmp(argv[1], names[k]) == 0;
+    for (int k = 0; argc >= 3 && k < 8; k++) known |= strcmp(argv[1], names[k]) == 0;
     if ((argc != 3 && argc != 4) || !known) {
         fprintf(stderr,
-                "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect|scan ITERATIONS [BYTES]\n",
+                "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect|collect|scan ITERATIONS "
+                "[BYTES]\n",
                 argv[0]);
         return 2;
     }
@@ -102,8 +117,10 @@ int main(int argc, char **argv) {
     if (bytes < 8) bytes = 8;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    bsrc = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
-    bdst = shmem_malloc(bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes);
+    /* fcollect and collect: at most max(8, bytes / npes) + 8 bytes from each PE. */
+    size_t blen = (bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes) + (size_t)npes * 8;
+    bsrc = shmem_malloc(blen);
+    bdst = shmem_malloc(blen);
     lsrc = shmem_malloc(bytes);
     ldst = shmem_malloc(bytes);
     dsrc = shmem_malloc(bytes);

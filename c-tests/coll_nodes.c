@@ -1,11 +1,12 @@
 // pes: 1 2 3 4 5 8
 // timeout: 240
-// Broadcasts, reductions, fcollect and scans at the sizes where a team on several nodes changes
-// algorithm (the leaders' binomial tree, or scatter or reduce-scatter then all-gather among the
-// node leaders from 4 leaders and 32 KiB per leader up: 128 KiB, 16384 longs, at 4 nodes): element
-// counts on both sides of that threshold and a prime that no team size divides, on the world, on
-// the odd PEs and on every third PE (other node shapes under scripts/netns-hosts), in place and out
-// of place, from several roots, and through the deprecated active-set forms. Each element is checked:
+// Broadcasts, reductions, fcollect, collect and scans at the sizes where a team on several nodes
+// changes algorithm (the leaders' binomial tree, or scatter or reduce-scatter then all-gather among
+// the node leaders from 4 leaders and 32 KiB per leader up: 128 KiB, 16384 longs, at 4 nodes):
+// element counts on both sides of that threshold and a prime that no team size divides, on the
+// world, on the odd PEs and on every third PE (other node shapes under scripts/netns-hosts), in
+// place and out of place, from several roots, and through the deprecated active-set forms. Each
+// element is checked:
 // - long sums, broadcasts and scans exactly;
 // - double sums of small multiples of 1/4, exact in any order of combination, exactly;
 // - double sums of values whose rounding depends on the order: the spec promises an associative
@@ -146,6 +147,27 @@ static void fcollects(shmem_team_t t, const char *team, int n)
                   team, n, j * each + k, fd[j * each + k], lval(j, k) * 3 + j);
 }
 
+/* collect of a different number of longs from each PE (none from some), up to n / size + 1. */
+static int collect_len(int i, int n, int size) { return (i * 7 + n) % (n / size + 2); }
+
+static void collects(shmem_team_t t, const char *team, int n)
+{
+    int size = shmem_team_n_pes(t), i = shmem_team_my_pe(t);
+    int mine = collect_len(i, n, size);
+    for (int k = 0; k < mine; k++)
+        ls[k] = lval(i, k) * 5 - i;
+    for (int k = 0; k < n + size; k++)
+        fd[k] = -9;
+    shmem_long_collect(t, fd, ls, (size_t)mine);
+    int at = 0;
+    for (int j = 0; j < size; j++)
+        for (int k = 0; k < collect_len(j, n, size); k++, at++)
+            CHECK(fd[at] == lval(j, k) * 5 - j, "%s n %d collect [%d] (PE %d's %d) = %ld, expected %ld",
+                  team, n, at, j, k, fd[at], lval(j, k) * 5 - j);
+    for (int k = at; k < n + size; k++)
+        CHECK(fd[k] == -9, "%s n %d collect wrote [%d] past the %d collected", team, n, k, at);
+}
+
 /* Scans: long sums exactly, inclusive and exclusive (0 on the team's PE 0), out of place and in
    place; double sums of values whose rounding depends on the order within the rounding bound of
    the serial prefix. */
@@ -262,17 +284,20 @@ int main(void)
         broadcasts(SHMEM_TEAM_WORLD, "world", n);
         fcollects(SHMEM_TEAM_WORLD, "world", n);
         scans(SHMEM_TEAM_WORLD, "world", n);
+        collects(SHMEM_TEAM_WORLD, "world", n);
         if (odd != SHMEM_TEAM_INVALID) {
             reductions(odd, "odd", n);
             broadcasts(odd, "odd", n);
             fcollects(odd, "odd", n);
-        scans(odd, "odd", n);
+            scans(odd, "odd", n);
+            collects(odd, "odd", n);
         }
         if (third != SHMEM_TEAM_INVALID) {
             reductions(third, "third", n);
             broadcasts(third, "third", n);
             fcollects(third, "third", n);
-        scans(third, "third", n);
+            scans(third, "third", n);
+            collects(third, "third", n);
         }
         shmem_barrier_all();
         active_set(n);

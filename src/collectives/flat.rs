@@ -368,6 +368,10 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         p.finish();
         return;
     }
+    // SAFETY: forwarded.
+    if unsafe { super::ring::collect(c, dest, source, nbytes) } {
+        return;
+    }
     c.publish(0, nbytes as u64);
     c.enter();
     let mut at = dest as usize;

@@ -15,8 +15,9 @@
 //! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages, and
 //! by scatter (or reduce-scatter) and all-gather among the leaders for large ones ([`ring`]), so
 //! each leader moves about the data's size once (twice for a reduction) whatever the number of
-//! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes'; a scan
-//! over nodes that each hold a run of consecutive members goes up and down the leaders' tree.
+//! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes' (and so
+//! does collect over nodes that each hold a run of consecutive members); a scan over such nodes
+//! goes up and down the leaders' tree.
 //! Reductions and scans across nodes combine in one fixed order (members in member order within a
 //! node, then the nodes' partial results along the tree or in node order), the same in every run.
 

@@ -128,6 +128,16 @@ pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
     layout_of(&w.nodes, m, root)
 }
 
+/// Whether each node's members are consecutive in member order, as a launcher that places ranks
+/// in blocks makes them: then the members before a node's run are exactly the runs of the nodes
+/// before it, which a scan and a collect need (with ranks placed round robin they take the flat algorithms).
+pub fn in_runs(nodes: &[usize], m: &Members, l: &Layout) -> bool {
+    let changes = (1..m.size)
+        .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])
+        .count();
+    changes + 1 == l.leaders.len()
+}
+
 /// Sends world PE `to` one active-set signal from this PE (one more count in its counter for us).
 pub fn signal(w: &World, to: usize) {
     w.control_add("barrier", to, |c| &c.aset[w.me], 1);
@@ -359,6 +369,32 @@ mod tests {
         assert_eq!((l.node, l.locals.clone()), (1, vec![3]));
         let l = layout_of(&nodes, &members(7, -2, 4, 3), Some(3)).unwrap();
         assert_eq!((l.leaders.clone(), l.locals.clone()), (vec![0, 3], vec![2]));
+    }
+
+    /// Blocks of ranks per node make runs, whatever the stride; round robin does not, unless each
+    /// node has one member.
+    #[test]
+    fn runs_of_members_by_node() {
+        let runs = |nodes: &[usize], start: usize, stride: isize, size: usize| {
+            let m = Members {
+                start,
+                stride,
+                size,
+                me: 0,
+            };
+            in_runs(nodes, &m, &layout_of(nodes, &m, None).unwrap())
+        };
+        let blocks = [0, 0, 2, 2, 4, 4, 6, 6];
+        let cyclic = [0, 1, 2, 0, 1, 2];
+        assert!(runs(&blocks, 0, 1, 8));
+        assert!(runs(&blocks, 1, 2, 4));
+        assert!(runs(&blocks, 7, -1, 8));
+        assert!(runs(&blocks, 0, 3, 3));
+        assert!(!runs(&cyclic, 0, 1, 6));
+        assert!(!runs(&cyclic, 0, 1, 4));
+        assert!(runs(&cyclic, 0, 2, 3));
+        assert!(runs(&cyclic, 1, 2, 3));
+        assert!(runs(&cyclic, 0, 1, 3));
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! Large broadcasts and reductions, and fcollect, for groups on more than one node: shared memory
+//! Large broadcasts and reductions, and fcollect and collect, for groups on more than one node: shared memory
 //! inside each node, and among the `L` node leaders a scatter (or reduce-scatter) then an
 //! all-gather by chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len`
 //! (reduction) whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child
-//! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect gathers
-//! each node's blocks at its leader, which fetches the other nodes' from their leaders
-//! ([`fcollect`]).
+//! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect and collect
+//! gather each node's blocks at its leader, which fetches the other nodes' from their leaders
+//! ([`fcollect`], [`collect`]).
 //!
 //! The data is cut into `L` chunks ([`split::chunk`]); leader `k` (in node order) owns chunk `k`.
 //! - reduction: each leader combines its node's sources in member order into its node's partial
@@ -379,6 +379,96 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
     node::disseminate(&done, &l, m);
     // SAFETY: our destination holds every block now.
+    unsafe { release(c, &local, &l, dest as usize, dest, total) };
+    true
+}
+
+/// `collect` over a group on several nodes that each hold a run of consecutive members, some of
+/// them two or more (true), or false if another algorithm should run. Every member publishes its length and arrives at its
+/// leader; each leader publishes its node's total, and after the leaders' first barrier (`sizes`)
+/// loads the other nodes' totals (one control load each), so that it knows where its node's run
+/// goes; it copies the run there in its destination, and after the second (`ready`) fetches each
+/// other node's run from that node's leader (one get each). So a leader sends `2 (L - 1)` messages
+/// and `3 ceil(log2 L)` signals, the other members none, where the flat collect costs every PE a
+/// load and a get per member off its node.
+///
+/// # Safety
+/// As `flat::collect`.
+pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+    let m = &c.g.members;
+    // The lengths differ between members, so the choice may not depend on them.
+    if c.w.locate(dest as usize, 1).is_none() {
+        return false;
+    }
+    // With one member per node the flat collect is the same plan without the `sizes` barrier.
+    let Some(l) = node::layout(c.w, m, None)
+        .filter(|l| l.leaders.len() < m.size && node::in_runs(&c.w.nodes, m, l))
+    else {
+        return false;
+    };
+    let [local, sizes, ready, done] = [0, 1, 2, 3].map(|_| Sig::new(c.w, c.call, &c.g));
+    c.publish(0, nbytes as u64);
+    if node::gather_at_leader(&local, &l, m) {
+        return true;
+    }
+    // Our node's run: the leader first, then the others in member order.
+    let run: Vec<(usize, usize)> = std::iter::once((m.me, nbytes))
+        .chain(l.locals.iter().map(|&i| (i, c.published(i, 0) as usize)))
+        .collect();
+    let ours: usize = run.iter().map(|&(_, len)| len).sum();
+    c.publish(1, ours as u64);
+    shm::order();
+    node::disseminate(&sizes, &l, m);
+    let totals: Vec<usize> = (0..l.leaders.len())
+        .map(|k| {
+            if k == l.node {
+                ours
+            } else {
+                c.published(l.leaders[k], 1) as usize
+            }
+        })
+        .collect();
+    let total: usize = totals.iter().sum();
+    let starts: Vec<usize> = totals
+        .iter()
+        .scan(0, |at, &len| {
+            let start = *at;
+            *at += len;
+            Some(start)
+        })
+        .collect();
+    if total > 0 {
+        c.w.local(c.call, "dest", dest as usize, total);
+    }
+    let mut at = starts[l.node];
+    for &(i, len) in &run {
+        let view = c.peer("source", source as usize, len, i, (0, len));
+        // SAFETY: the view holds `len` bytes; our destination holds `total` (checked above).
+        unsafe { shm::copy(dest.add(at), view.addr() as *const u8, len) };
+        at += len;
+    }
+    shm::order();
+    node::disseminate(&ready, &l, m);
+    for k in (0..l.leaders.len()).filter(|&k| k != l.node) {
+        let (start, len) = (starts[k], totals[k]);
+        // SAFETY: this range of our destination is written by nobody else in this call and read
+        // only after the quiet below; leader k's holds its node's run since `ready`.
+        unsafe {
+            fetch(
+                c,
+                "dest",
+                l.leaders[k],
+                dest as usize,
+                total,
+                start,
+                dest.add(start),
+                len,
+            )
+        };
+    }
+    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    node::disseminate(&done, &l, m);
+    // SAFETY: our destination holds every member's contribution now.
     unsafe { release(c, &local, &l, dest as usize, dest, total) };
     true
 }

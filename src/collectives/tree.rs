@@ -38,7 +38,6 @@ use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
-use crate::runtime::team::Members;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
@@ -247,16 +246,6 @@ pub unsafe fn reduce<T: Copy>(
     true
 }
 
-/// Whether each node's members are consecutive in member order, as a launcher that places ranks
-/// in blocks makes them: then the members before a node's run are exactly the runs of the nodes
-/// before it, which a scan needs (with ranks placed round robin it takes the flat algorithm).
-fn in_runs(nodes: &[usize], m: &Members, l: &Layout) -> bool {
-    let changes = (1..m.size)
-        .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])
-        .count();
-    changes + 1 == l.leaders.len()
-}
-
 /// `acc` combined with the `n` elements at `x`, as a new vector (`x` itself when `acc` is empty:
 /// no member comes before).
 ///
@@ -302,9 +291,9 @@ pub unsafe fn scan<T: Copy>(
     if n == 0 || c.w.locate(dest as usize, len).is_none() {
         return false;
     }
-    let Some(l) = node::layout(c.w, &c.g.members, None)
-        .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && in_runs(&c.w.nodes, &c.g.members, l))
-    else {
+    let Some(l) = node::layout(c.w, &c.g.members, None).filter(|l| {
+        l.leaders.len() <= 1 << TREE_ROUNDS && node::in_runs(&c.w.nodes, &c.g.members, l)
+    }) else {
         return false;
     };
     let m = &c.g.members;
@@ -388,35 +377,7 @@ pub unsafe fn scan<T: Copy>(
 
 #[cfg(test)]
 mod tests {
-    use super::{in_runs, links};
-    use crate::collectives::node::layout_of;
-    use crate::runtime::team::Members;
-
-    /// Blocks of ranks per node make runs, whatever the stride; round robin does not, unless each
-    /// node has one member.
-    #[test]
-    fn runs_of_members_by_node() {
-        let runs = |nodes: &[usize], start: usize, stride: isize, size: usize| {
-            let m = Members {
-                start,
-                stride,
-                size,
-                me: 0,
-            };
-            in_runs(nodes, &m, &layout_of(nodes, &m, None).unwrap())
-        };
-        let blocks = [0, 0, 2, 2, 4, 4, 6, 6];
-        let cyclic = [0, 1, 2, 0, 1, 2];
-        assert!(runs(&blocks, 0, 1, 8));
-        assert!(runs(&blocks, 1, 2, 4));
-        assert!(runs(&blocks, 7, -1, 8));
-        assert!(runs(&blocks, 0, 3, 3));
-        assert!(!runs(&cyclic, 0, 1, 6));
-        assert!(!runs(&cyclic, 0, 1, 4));
-        assert!(runs(&cyclic, 0, 2, 3));
-        assert!(runs(&cyclic, 1, 2, 3));
-        assert!(runs(&cyclic, 0, 1, 3));
-    }
+    use super::links;
 
     /// Every leader but the root has one parent, which lists it as a child of the same round,
     /// `2^round` places ahead of it.
