@@ -112,6 +112,58 @@ impl Coll<'_> {
             }
         }
     }
+
+    /// Starts copying `len` bytes at offset `at` of member `i`'s copy of the symmetric range
+    /// `addr..addr+total` (named `what` in errors; the whole range is checked) into `to`: a copy if
+    /// it is this member's own or mapped here, else a non-blocking get, complete at the caller's
+    /// quiet ([`Coll::complete`]): gets from many members are in flight at once.
+    ///
+    /// # Safety
+    /// `to..to+len` writable and not read before the caller's quiet.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn fetch(
+        &self,
+        what: &str,
+        i: usize,
+        addr: usize,
+        total: usize,
+        at: usize,
+        to: *mut u8,
+        len: usize,
+    ) {
+        if len == 0 {
+            return;
+        }
+        let pe = self.g.members.world(i);
+        let from = if pe == self.w.me {
+            Target::Mapped(self.w.local(self.call, what, addr, total))
+        } else {
+            self.w.target(self.call, what, addr, total, pe)
+        };
+        match from {
+            // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.
+            Target::Mapped(base) => unsafe { shm::copy(to, (base + at) as *const u8, len) },
+            // SAFETY: forwarded contract.
+            Target::Net(seg, off) => unsafe {
+                remote::get(
+                    self.w,
+                    self.call,
+                    SHMEM_CTX_DEFAULT,
+                    pe,
+                    seg,
+                    off + at,
+                    to,
+                    len,
+                    true,
+                )
+            },
+        }
+    }
+
+    /// Completes the gets that [`Coll::fetch`] started (a quiet, if the job has a network).
+    pub fn complete(&self) {
+        remote::quiet(self.w, self.call, SHMEM_CTX_DEFAULT);
+    }
 }
 
 /// A member's bytes readable here: at their mapped address, or in a local copy.

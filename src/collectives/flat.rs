@@ -299,10 +299,11 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     }
     c.enter();
     for i in stagger(c.me(), c.size()) {
-        let src = c.peer("source", source as usize, nbytes, i, (0, nbytes));
-        // SAFETY: as in `broadcast`; block `i` of `dest` is in the caller's range.
-        unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
+        let to = dest.wrapping_add(i * nbytes);
+        // SAFETY: block `i` of `dest` is in the caller's range, read after the quiet below.
+        unsafe { c.fetch("source", i, source as usize, nbytes, 0, to, nbytes) };
     }
+    c.complete();
     c.leave();
 }
 
@@ -374,14 +375,14 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     }
     c.publish(0, nbytes as u64);
     c.enter();
-    let mut at = dest as usize;
+    let mut at = dest;
     for i in 0..c.size() {
         let len = c.published(i, 0) as usize;
-        let src = c.peer("source", source as usize, len, i, (0, len));
         // SAFETY: as in `fcollect`.
-        unsafe { copy(at, src.addr(), len) };
-        at += len;
+        unsafe { c.fetch("source", i, source as usize, len, 0, at, len) };
+        at = at.wrapping_add(len);
     }
+    c.complete();
     c.leave();
 }
 
@@ -420,10 +421,11 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     }
     c.enter();
     for i in stagger(me, n) {
-        let src = c.peer("source", source as usize, total, i, (me * nbytes, nbytes));
+        let to = dest.wrapping_add(i * nbytes);
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
-        unsafe { copy(dest as usize + i * nbytes, src.addr(), nbytes) };
+        unsafe { c.fetch("source", i, source as usize, total, me * nbytes, to, nbytes) };
     }
+    c.complete();
     c.leave();
 }
 

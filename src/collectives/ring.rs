@@ -34,9 +34,6 @@
 use super::call::{Coll, Combine};
 use super::node::{self, Layout, Sig, Word};
 use super::split::{self, chunk};
-use crate::runtime::handle::SHMEM_CTX_DEFAULT;
-use crate::runtime::remote;
-use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
 
@@ -66,52 +63,6 @@ fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout
 /// barriers. Every member of the group starts all three.
 fn signals<'a>(c: &Coll<'a>) -> [Sig<'a>; 3] {
     [0, 1, 2].map(|_| Sig::new(c.w, c.call, &c.g))
-}
-
-/// Starts fetching `len` bytes at offset `at` of member `i`'s copy of the symmetric range
-/// `addr..addr+total` into `to` (a copy if mapped, else a non-blocking get completed by the
-/// caller's quiet).
-///
-/// # Safety
-/// `to..to+len` writable and not read before the caller's quiet.
-#[allow(clippy::too_many_arguments)]
-unsafe fn fetch(
-    c: &Coll,
-    what: &str,
-    i: usize,
-    addr: usize,
-    total: usize,
-    at: usize,
-    to: *mut u8,
-    len: usize,
-) {
-    if len == 0 {
-        return;
-    }
-    let pe = c.g.members.world(i);
-    let from = if pe == c.w.me {
-        Target::Mapped(addr)
-    } else {
-        c.w.target(c.call, what, addr, total, pe)
-    };
-    match from {
-        // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.
-        Target::Mapped(base) => unsafe { shm::copy(to, (base + at) as *const u8, len) },
-        // SAFETY: forwarded contract.
-        Target::Net(seg, off) => unsafe {
-            remote::get(
-                c.w,
-                c.call,
-                SHMEM_CTX_DEFAULT,
-                pe,
-                seg,
-                off + at,
-                to,
-                len,
-                true,
-            )
-        },
-    }
 }
 
 /// The leader's last step: `data` (`len` bytes, the result) into its node's members'
@@ -206,8 +157,7 @@ pub unsafe fn reduce<T: Copy>(
             // SAFETY: `parts[j]` holds `w` elements, read only after the quiet below; only we
             // read chunk `lo..hi` of leader j's destination, where its partial is since `ready`.
             unsafe {
-                fetch(
-                    c,
+                c.fetch(
                     "dest",
                     l.leaders[j],
                     dest as usize,
@@ -219,7 +169,7 @@ pub unsafe fn reduce<T: Copy>(
             };
         }
     }
-    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    c.complete();
     let (first, rest) = parts.split_at_mut(w);
     for j in 0..nl - 1 {
         // SAFETY: both hold `w` elements.
@@ -283,8 +233,7 @@ pub unsafe fn broadcast(
     } else {
         // SAFETY: our destination is free; only we write its chunk `lo..hi` in this call.
         unsafe {
-            fetch(
-                c,
+            c.fetch(
                 "source",
                 root,
                 source as usize,
@@ -294,7 +243,7 @@ pub unsafe fn broadcast(
                 hi - lo,
             )
         };
-        remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+        c.complete();
         dest.wrapping_add(lo)
     };
     for j in (0..nl).filter(|&j| j != l.node) {
@@ -362,8 +311,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             // SAFETY: blocks `i..end` of our destination are written by nobody else in this call
             // and read only after the quiet below; leader k's hold its node's blocks since `ready`.
             unsafe {
-                fetch(
-                    c,
+                c.fetch(
                     "dest",
                     l.leaders[k],
                     dest as usize,
@@ -376,7 +324,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         }
         i = end;
     }
-    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    c.complete();
     node::disseminate(&done, &l, m);
     // SAFETY: our destination holds every block now.
     unsafe { release(c, &local, &l, dest as usize, dest, total) };
@@ -454,8 +402,7 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         // SAFETY: this range of our destination is written by nobody else in this call and read
         // only after the quiet below; leader k's holds its node's run since `ready`.
         unsafe {
-            fetch(
-                c,
+            c.fetch(
                 "dest",
                 l.leaders[k],
                 dest as usize,
@@ -466,7 +413,7 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
             )
         };
     }
-    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
+    c.complete();
     node::disseminate(&done, &l, m);
     // SAFETY: our destination holds every member's contribution now.
     unsafe { release(c, &local, &l, dest as usize, dest, total) };

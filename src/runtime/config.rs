@@ -97,7 +97,7 @@ config_table! {
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
         "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
-        "node-aware barrier, broadcast and reductions for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
+        "node-aware barrier, broadcast, reductions, fcollect, collect and scans for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     progress_delay: Duration = Duration::from_micros(750), "PROGRESS_DELAY", parse_micros,
         "microseconds: within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
     counts: bool = false, "COUNTS", parse_flag,
