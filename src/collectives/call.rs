@@ -66,6 +66,14 @@ impl Coll<'_> {
         v
     }
 
+    /// Value `k` that each member of `members` published (between the barriers), the network
+    /// loads in flight at once.
+    pub fn published_each(&self, members: &[usize], k: usize) -> Vec<u64> {
+        let pes: Vec<usize> = members.iter().map(|&i| self.g.members.world(i)).collect();
+        self.w
+            .control_load_each(self.call, &pes, |c| self.value_word(c, k))
+    }
+
     /// Bytes `part` (offset, length) of member `i`'s copy of the symmetric range `addr..addr+len`
     /// (named `what` in errors; the whole range is checked), readable in this process: this
     /// member's own copy, a mapped peer's, or a local copy of a UCX peer's fetched with one get.

@@ -375,9 +375,11 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     }
     c.publish(0, nbytes as u64);
     c.enter();
+    let members: Vec<usize> = (0..c.size()).collect();
+    let lens = c.published_each(&members, 0);
     let mut at = dest;
-    for i in 0..c.size() {
-        let len = c.published(i, 0) as usize;
+    for (i, &len) in lens.iter().enumerate() {
+        let len = len as usize;
         // SAFETY: as in `fcollect`.
         unsafe { c.fetch("source", i, source as usize, len, 0, at, len) };
         at = at.wrapping_add(len);

@@ -334,7 +334,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
 /// `collect` over a group on several nodes that each hold a run of consecutive members, some of
 /// them two or more (true), or false if another algorithm should run. Every member publishes its length and arrives at its
 /// leader; each leader publishes its node's total, and after the leaders' first barrier (`sizes`)
-/// loads the other nodes' totals (one control load each), so that it knows where its node's run
+/// loads the other nodes' totals (one get each, all at once), so that it knows where its node's run
 /// goes; it copies the run there in its destination, and after the second (`ready`) fetches each
 /// other node's run from that node's leader (one get each). So a leader sends `2 (L - 1)` messages
 /// and `3 ceil(log2 L)` signals, the other members none, where the flat collect costs every PE a
@@ -367,15 +367,12 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     c.publish(1, ours as u64);
     shm::order();
     node::disseminate(&sizes, &l, m);
-    let totals: Vec<usize> = (0..l.leaders.len())
-        .map(|k| {
-            if k == l.node {
-                ours
-            } else {
-                c.published(l.leaders[k], 1) as usize
-            }
-        })
+    let mut totals: Vec<usize> = c
+        .published_each(&l.leaders, 1)
+        .into_iter()
+        .map(|t| t as usize)
         .collect();
+    totals[l.node] = ours;
     let total: usize = totals.iter().sum();
     let starts: Vec<usize> = totals
         .iter()

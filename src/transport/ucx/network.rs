@@ -360,9 +360,9 @@ impl Lane {
     }
 
     /// Completes every operation issued, at the targets too (`shmem_quiet`). With no put or
-    /// non-fetching atomic issued since the last quiet and no get in flight there is nothing to
-    /// complete (every other operation completes before it returns), and no flush goes out: a
-    /// barrier after a barrier costs no round trip.
+    /// non-fetching atomic issued since the last quiet no flush goes out, only the gets in flight
+    /// are waited for (every other operation completes before it returns): a barrier after a
+    /// barrier costs no round trip, and gets then a quiet cost the gets alone.
     pub fn quiet(&self) -> Result<()> {
         // The copies made directly into mapped peers are complete once this thread's stores are
         // visible: a full fence (large copies may be non-temporal). They are not counted in
@@ -376,11 +376,17 @@ impl Lane {
         } else {
             Vec::new()
         };
-        if gets.is_empty() && self.quieted.load(Ordering::Acquire) == issued {
+        let puts_done = self.quieted.load(Ordering::Acquire) == issued;
+        if gets.is_empty() && puts_done {
             return Ok(());
         }
         for get in gets {
             get.wait()?;
+        }
+        // A get is complete once its request is (the data is here): only puts and non-fetching
+        // atomics need the flush, a round trip to their targets.
+        if puts_done {
+            return Ok(());
         }
         self.worker.flush()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
