@@ -7,7 +7,7 @@
 use super::{Group, Sync, barrier};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
-use crate::runtime::world::{Target, World};
+use crate::runtime::world::{Seg, Target, World};
 use crate::transport::shm;
 use crate::transport::shm::control::Control;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -66,12 +66,40 @@ impl Coll<'_> {
         v
     }
 
-    /// Value `k` that each member of `members` published (between the barriers), the network
-    /// loads in flight at once.
+    /// Value `k` that each member of `members` published (between the barriers): acquire loads
+    /// where mapped, and over the network one get each, all in flight at once and completed by
+    /// one quiet (where [`Coll::published`] waits for each in turn).
     pub fn published_each(&self, members: &[usize], k: usize) -> Vec<u64> {
-        let pes: Vec<usize> = members.iter().map(|&i| self.g.members.world(i)).collect();
-        self.w
-            .control_load_each(self.call, &pes, |c| self.value_word(c, k))
+        let mut values = vec![0u64; members.len()];
+        let mut fetched = false;
+        for (value, &i) in values.iter_mut().zip(members) {
+            let pe = self.g.members.world(i);
+            match self.w.control_target(pe, &|c| self.value_word(c, k)) {
+                Ok(word) => *value = word.load(Ordering::Acquire),
+                Err(off) => {
+                    // SAFETY: `value` stays in place (`values` is not resized) and is read only
+                    // after the quiet below.
+                    unsafe {
+                        remote::get(
+                            self.w,
+                            self.call,
+                            SHMEM_CTX_DEFAULT,
+                            pe,
+                            Seg::Heap,
+                            off,
+                            (value as *mut u64).cast(),
+                            size_of::<u64>(),
+                            true,
+                        )
+                    };
+                    fetched = true;
+                }
+            }
+        }
+        if fetched {
+            self.complete();
+        }
+        values
     }
 
     /// Bytes `part` (offset, length) of member `i`'s copy of the symmetric range `addr..addr+len`

@@ -489,48 +489,9 @@ impl World {
         }
     }
 
-    /// The word `field` selects in the control block of each of `pes`: acquire loads where mapped,
-    /// and over the network one get each, all in flight at once and completed by one quiet (where
-    /// [`World::control_load`] waits for each in turn).
-    pub fn control_load_each(
-        &self,
-        call: &'static str,
-        pes: &[usize],
-        field: impl Fn(&control::Control) -> &AtomicU64,
-    ) -> Vec<u64> {
-        let mut words = vec![0u64; pes.len()];
-        let mut fetched = false;
-        for (word, &pe) in words.iter_mut().zip(pes) {
-            match self.control_target(pe, &field) {
-                Ok(mapped) => *word = mapped.load(Ordering::Acquire),
-                Err(off) => {
-                    // SAFETY: `word` stays in place (`words` is not resized) and is read only
-                    // after the quiet below.
-                    unsafe {
-                        super::remote::get(
-                            self,
-                            call,
-                            super::handle::SHMEM_CTX_DEFAULT,
-                            pe,
-                            Seg::Heap,
-                            off,
-                            (word as *mut u64).cast(),
-                            size_of::<u64>(),
-                            true,
-                        )
-                    };
-                    fetched = true;
-                }
-            }
-        }
-        if fetched {
-            super::remote::quiet(self, call, super::handle::SHMEM_CTX_DEFAULT);
-        }
-        words
-    }
-
-    /// The word of `pe`'s control block that `field` selects: mapped, or its heap offset.
-    fn control_target<'a>(
+    /// The word of `pe`'s control block that `field` selects: mapped, or its heap offset (for a
+    /// caller that fetches many words at once, as `collectives::call` does).
+    pub fn control_target<'a>(
         &self,
         pe: usize,
         field: &impl Fn(&control::Control) -> &AtomicU64,
