@@ -77,21 +77,10 @@ impl Coll<'_> {
             match self.w.control_target(pe, &|c| self.value_word(c, k)) {
                 Ok(word) => *value = word.load(Ordering::Acquire),
                 Err(off) => {
+                    let to = (value as *mut u64).cast();
                     // SAFETY: `value` stays in place (`values` is not resized) and is read only
                     // after the quiet below.
-                    unsafe {
-                        remote::get(
-                            self.w,
-                            self.call,
-                            SHMEM_CTX_DEFAULT,
-                            pe,
-                            Seg::Heap,
-                            off,
-                            (value as *mut u64).cast(),
-                            size_of::<u64>(),
-                            true,
-                        )
-                    };
+                    unsafe { self.get(pe, Seg::Heap, off, to, size_of::<u64>(), true) };
                     fetched = true;
                 }
             }
@@ -128,19 +117,7 @@ impl Coll<'_> {
                 // 16-byte words: the copy is aligned for every element type.
                 let mut copy = vec![0u128; n.div_ceil(16)];
                 // SAFETY: `copy` holds at least `n` bytes and is read only after the get returns.
-                unsafe {
-                    remote::get(
-                        self.w,
-                        self.call,
-                        SHMEM_CTX_DEFAULT,
-                        pe,
-                        seg,
-                        off + at,
-                        copy.as_mut_ptr().cast(),
-                        n,
-                        false,
-                    )
-                };
+                unsafe { self.get(pe, seg, off + at, copy.as_mut_ptr().cast(), n, false) };
                 View {
                     addr: copy.as_ptr() as usize,
                     _copy: copy,
@@ -180,19 +157,29 @@ impl Coll<'_> {
             // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.
             Target::Mapped(base) => unsafe { shm::copy(to, (base + at) as *const u8, len) },
             // SAFETY: forwarded contract.
-            Target::Net(seg, off) => unsafe {
-                remote::get(
-                    self.w,
-                    self.call,
-                    SHMEM_CTX_DEFAULT,
-                    pe,
-                    seg,
-                    off + at,
-                    to,
-                    len,
-                    true,
-                )
-            },
+            Target::Net(seg, off) => unsafe { self.get(pe, seg, off + at, to, len, true) },
+        }
+    }
+
+    /// A get of `len` bytes at `off` of world PE `pe`'s segment `seg` into `to`, on the default
+    /// context: waited for, or (`nbi`) complete at the next quiet.
+    ///
+    /// # Safety
+    /// `to..to+len` writable (and, for `nbi`, not read before the next quiet).
+    unsafe fn get(&self, pe: usize, seg: Seg, off: usize, to: *mut u8, len: usize, nbi: bool) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            remote::get(
+                self.w,
+                self.call,
+                SHMEM_CTX_DEFAULT,
+                pe,
+                seg,
+                off,
+                to,
+                len,
+                nbi,
+            )
         }
     }
 
