@@ -130,7 +130,8 @@ pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
 
 /// Whether each node's members are consecutive in member order, as a launcher that places ranks
 /// in blocks makes them: then the members before a node's run are exactly the runs of the nodes
-/// before it, which a scan and a collect need (with ranks placed round robin they take the flat algorithms).
+/// before it, which a scan and a collect need (with ranks placed round robin they take the flat
+/// algorithms).
 pub fn in_runs(nodes: &[usize], m: &Members, l: &Layout) -> bool {
     let changes = (1..m.size)
         .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])

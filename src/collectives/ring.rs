@@ -1,5 +1,5 @@
-//! Large broadcasts and reductions, and fcollect and collect, for groups on more than one node: shared memory
-//! inside each node, and among the `L` node leaders a scatter (or reduce-scatter) then an
+//! Large broadcasts and reductions, fcollect and collect, for groups on more than one node: shared
+//! memory inside each node, and among the `L` node leaders a scatter (or reduce-scatter) then an
 //! all-gather by chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len`
 //! (reduction) whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child
 //! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect and collect
@@ -332,13 +332,14 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
 }
 
 /// `collect` over a group on several nodes that each hold a run of consecutive members, some of
-/// them two or more (true), or false if another algorithm should run. Every member publishes its length and arrives at its
-/// leader; each leader publishes its node's total, and after the leaders' first barrier (`sizes`)
-/// loads the other nodes' totals (one get each, all at once), so that it knows where its node's run
-/// goes; it copies the run there in its destination, and after the second (`ready`) fetches each
-/// other node's run from that node's leader (one get each). So a leader sends `2 (L - 1)` messages
-/// and `3 ceil(log2 L)` signals, the other members none, where the flat collect costs every PE a
-/// load and a get per member off its node.
+/// them two or more (true), or false if another algorithm should run. Every member publishes its
+/// length and arrives at its leader; each leader publishes its node's total, and after the
+/// leaders' first barrier (`sizes`) loads the other nodes' totals (one get each, all at once), so
+/// that it knows where its node's run goes; it copies the run there in its destination, and after
+/// the second (`ready`) fetches each other node's run from that node's leader (one get each, all
+/// at once); after the third (`done`: nobody reads its destination any more) it copies the result
+/// to its members. So a leader sends `2 (L - 1)` messages and `3 ceil(log2 L)` signals, the other
+/// members none, where the flat collect costs every PE a load and a get per member off its node.
 ///
 /// # Safety
 /// As `flat::collect`.
