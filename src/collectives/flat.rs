@@ -79,6 +79,11 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
     }
 }
 
+/// How many bytes of its members' sources a reduction or scan off the shared-memory path has in
+/// flight at once (at least one source): gets to many members overlap, and the memory stays
+/// bounded whatever the team's size.
+const FOLD_WINDOW: usize = 1 << 20;
+
 /// Whether a contribution of `len` bytes is staged in a scratch buffer (else read from its source).
 fn staged(len: usize) -> bool {
     len <= SCRATCH_BYTES
@@ -641,15 +646,30 @@ unsafe fn fold<T: Copy>(
                 unsafe { acc.add(k).write(zero) };
             }
         }
-        for i in 0..count {
-            let view = c.peer("source", source as usize, len, i, (0, len));
-            let src = view.addr() as *const T;
-            if i == 0 {
-                // SAFETY: `src` is checked for `len` bytes; `acc` holds `n` elements.
-                unsafe { copy(acc as usize, src as usize, len) };
-            } else {
-                // SAFETY: as above.
-                unsafe { combine(acc, src, n) };
+        // Up to `FOLD_WINDOW` bytes of sources in flight at once, combined in member order. 16-byte
+        // words: every slot (a multiple of the element size apart) is aligned for every type.
+        let window = (FOLD_WINDOW / len).clamp(1, count.max(1));
+        let mut fetched = vec![0u128; (window * len).div_ceil(16)];
+        let slots = fetched.as_mut_ptr().cast::<u8>();
+        for first in (0..count).step_by(window) {
+            let last = (first + window).min(count);
+            for i in first..last {
+                // SAFETY: slot `i - first` of `fetched` holds `len` bytes, read after the quiet.
+                let to = unsafe { slots.add((i - first) * len) };
+                // SAFETY: as above; member i's source is checked for `len` bytes.
+                unsafe { c.fetch("source", i, source as usize, len, 0, to, len) };
+            }
+            c.complete();
+            for i in first..last {
+                // SAFETY: slot `i - first` holds member i's `n` elements now.
+                let src: *const T = unsafe { slots.add((i - first) * len) }.cast();
+                if i == 0 {
+                    // SAFETY: `src` holds `len` bytes; `acc` holds `n` elements.
+                    unsafe { copy(acc as usize, src as usize, len) };
+                } else {
+                    // SAFETY: as above.
+                    unsafe { combine(acc, src, n) };
+                }
             }
         }
     }
