@@ -35,6 +35,20 @@ pub struct Context {
     pub(super) handle: Arc<ContextHandle>,
 }
 
+/// How a worker of the OpenSHMEM route flushes (`shmem_quiet`): through its interfaces, not one
+/// endpoint after another (UCX's default), unless `UCX_FLUSH_WORKER_EPS` says otherwise.
+///
+/// Why: where UCX emulates puts and atomics with active messages (TCP), the target answers each
+/// with a completion message, and a worker flush waits for those either way. Endpoint by endpoint,
+/// the flush also has the TCP transport send every endpoint a zero-length put that the peer
+/// acknowledges: a second round trip after the completions, which made a put and quiet cost
+/// 24-27 us on TCP loopback where the put's own round trip costs 11. Through the interfaces, the
+/// flush is done once every completion has arrived and no interface has anything queued, which is
+/// every operation of the worker complete at its target. The price: such a flush also waits for
+/// what other threads start on the worker meanwhile, so a stream of them could hold it back;
+/// `network::Lane::quiet` then flushes the endpoints one by one, which completes in bounded time.
+pub const FLUSH_BY_INTERFACES: (&str, &str) = ("FLUSH_WORKER_EPS", "n");
+
 /// The `ucp_config_t` read from the environment, released when dropped.
 struct Config(*mut ucp_config_t);
 
@@ -51,11 +65,17 @@ impl Context {
         Context::with_config(&[])
     }
 
-    /// A context configured by the `UCX_*` environment, then by `settings`: pairs of a UCX variable
-    /// name without its `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
+    /// A context configured by the `UCX_*` environment, then by [`FLUSH_BY_INTERFACES`] (unless
+    /// the environment sets that variable) and `settings`: pairs of a UCX variable name without
+    /// its `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
     pub fn with_config(settings: &[(&str, &str)]) -> Result<Context> {
         let features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
-        Context::with_features(features, settings)
+        let mut all = Vec::with_capacity(settings.len() + 1);
+        if std::env::var_os(format!("UCX_{}", FLUSH_BY_INTERFACES.0)).is_none() {
+            all.push(FLUSH_BY_INTERFACES);
+        }
+        all.extend_from_slice(settings);
+        Context::with_features(features, &all)
     }
 
     /// A context for tagged messages only (`super::signals`), configured by the `UCX_*`

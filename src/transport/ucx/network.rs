@@ -46,6 +46,11 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
 
+/// How long a lane's flush through its worker's interfaces may take before the lane flushes its
+/// endpoints one by one instead ([`Lane::quiet`], [`Worker::flush_within`]): many round trips of
+/// any network, and short enough that a quiet held back by other threads' traffic costs little.
+const FLUSH_PATIENCE: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// Rounds of a wait between two progresses of the default lane ([`Network::serve`]).
 const LANE_POLL: u32 = 4;
 
@@ -388,7 +393,8 @@ impl Lane {
         if puts_done {
             return Ok(());
         }
-        self.worker.flush()?;
+        self.worker
+            .flush_within(FLUSH_PATIENCE, self.peers.iter().map(|p| &p.endpoint))?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         self.quieted.fetch_max(issued, Ordering::AcqRel);
         Ok(())

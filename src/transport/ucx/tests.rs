@@ -10,7 +10,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use ucx_sys::{UCS_ERR_INVALID_PARAM, UCS_ERR_OUT_OF_RANGE};
 
 /// UCX settings for TCP over the loopback device only.
@@ -23,6 +23,7 @@ const DATA: usize = 256;
 const DATA_LEN: usize = 3000;
 const WORD64: usize = 8192;
 const WORD32: usize = 8200;
+const WORD64_2: usize = 8208;
 
 /// Page-aligned zeroed memory that peers write: accessed only through raw pointers and atomics.
 struct SharedBuffer {
@@ -494,7 +495,11 @@ fn process_side(mut socket: UnixStream, parent: bool) {
         rkey.put(DATA, &theirs).unwrap();
         rkey.set(WORD64, 300u64).unwrap();
         rkey.set(WORD32, 7u32).unwrap();
-        endpoint.flush().unwrap();
+        // A worker flush through the interfaces (FLUSH_BY_INTERFACES): the child checks that the
+        // put and the atomics have landed.
+        worker
+            .flush_within(Duration::from_secs(60), std::iter::once(&endpoint))
+            .unwrap();
         send(&mut socket, b"your turn");
         assert_eq!(receive(&mut socket), b"done");
     } else {
@@ -506,13 +511,18 @@ fn process_side(mut socket: UnixStream, parent: bool) {
         rkey.put(DATA, &theirs).unwrap();
         assert_eq!(rkey.fetch_add(WORD64, 5u64).unwrap(), 0);
         assert_eq!(rkey.compare_swap(WORD32, 0u32, 9).unwrap(), 0);
-        endpoint.flush().unwrap();
+        rkey.set(WORD64_2, 4u64).unwrap();
+        // No patience: the worker flush gives way to the endpoints' at once.
+        worker
+            .flush_within(Duration::ZERO, std::iter::once(&endpoint))
+            .unwrap();
         send(&mut socket, b"done");
     }
     if parent {
         assert_eq!(memory.bytes(DATA, DATA_LEN), ours);
         assert_eq!(memory.u64_at(WORD64), 5);
         assert_eq!(memory.u32_at(WORD32), 9);
+        assert_eq!(memory.u64_at(WORD64_2), 4);
     }
 
     // Teardown: close while the peer still progresses, then tell each other.

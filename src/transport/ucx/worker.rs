@@ -14,7 +14,7 @@ use std::os::fd::BorrowedFd;
 use std::os::raw::c_void;
 use std::ptr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use ucx_sys::*;
 
 /// Rounds of a lane's wait between two progresses of the target worker it serves.
@@ -229,12 +229,44 @@ impl Worker {
         })
     }
 
-    /// Completes every operation issued on the worker, at the targets too (`shmem_quiet`).
+    /// Completes every operation issued on the worker, at the targets too.
+    #[cfg(test)]
     pub fn flush(&self) -> Result<()> {
+        self.start_flush()?.wait()
+    }
+
+    /// Completes every operation issued on the worker, at the targets too (`shmem_quiet`), where
+    /// `endpoints` are all of its endpoints. First a worker flush, through the interfaces
+    /// ([`super::context::FLUSH_BY_INTERFACES`]), which operations other threads keep starting on
+    /// the worker could hold back; if it is not done within `patience`, a flush of every endpoint,
+    /// each of which completes what was issued on it before, whatever follows (the worker flush
+    /// goes on in the background).
+    pub fn flush_within<'a>(
+        &self,
+        patience: Duration,
+        endpoints: impl Iterator<Item = &'a Endpoint>,
+    ) -> Result<()> {
+        match self.start_flush()?.wait_by(Instant::now() + patience) {
+            Err(e) if e.status == UCS_ERR_TIMED_OUT => {
+                let requests: Vec<Result<Request>> = endpoints.map(Endpoint::start_flush).collect();
+                let mut first = Ok(());
+                for request in requests {
+                    let done = request.and_then(Request::wait);
+                    if first.is_ok() {
+                        first = done;
+                    }
+                }
+                first
+            }
+            done => done,
+        }
+    }
+
+    fn start_flush(&self) -> Result<Request> {
         let param = ucp_request_param_t::default();
         // SAFETY: the worker is live; param (no fields) is valid for the call.
         let ptr = unsafe { ucp_worker_flush_nbx(self.handle.raw, &param) };
-        self.handle.request("ucp_worker_flush_nbx", ptr)?.wait()
+        self.handle.request("ucp_worker_flush_nbx", ptr)
     }
 
     /// Connects to the peer worker whose [`Worker::address`] is `peer`.
@@ -294,14 +326,19 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// Completes every operation issued on this endpoint, at the target too (the library flushes
-    /// whole workers; the tests check endpoints one by one).
+    /// Completes every operation issued on this endpoint, at the target too.
     #[cfg(test)]
     pub fn flush(&self) -> Result<()> {
+        self.start_flush()?.wait()
+    }
+
+    /// Starts completing every operation issued on this endpoint so far, at the target too: done
+    /// when the request is, whatever is issued on the endpoint meanwhile.
+    pub fn start_flush(&self) -> Result<Request> {
         let param = ucp_request_param_t::default();
         // SAFETY: the endpoint is live; param (no fields) is valid for the call.
         let ptr = unsafe { ucp_ep_flush_nbx(self.handle.raw, &param) };
-        self.handle.worker.request("ucp_ep_flush_nbx", ptr)?.wait()
+        self.handle.worker.request("ucp_ep_flush_nbx", ptr)
     }
 
     /// Closes the endpoint, flushing what is in flight, and waits for the close until `deadline`
