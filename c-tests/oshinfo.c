@@ -67,7 +67,7 @@ int main(void)
         line = end + 1;
     }
     const char *keys[] = {"library", "version", "spec", "build.profile", "build.features",
-                          "ucx.version", "ucx.devices", "pmix", "launcher.oshrun",
+                          "ucx.version", "ucx.devices", "ucx.settings", "pmix", "launcher.oshrun",
                           "launcher.mpiexec.hydra", "launcher.mpirun", "launcher.srun",
                           "limit.contexts", "limit.teams", "limit.heap",
                           "env.SHMEM_SYMMETRIC_SIZE.default", "env.SHMEM_SYMMETRIC_SIZE.value",

@@ -15,6 +15,7 @@ const FUNCTIONS: &[&str] = &[
     "ucp_init_version",
     "ucp_get_version",
     "ucp_cleanup",
+    "ucp_context_print_info",
     "ucp_worker_create",
     "ucp_worker_destroy",
     "ucp_worker_query",

@@ -1,5 +1,6 @@
-//! What `oshinfo` reports about UCX: the version the library runs with and the devices UCX sees
-//! (from `ucx_info -d`, when it is installed). Read-only; needs no `shmem_init`.
+//! What `oshinfo` reports about UCX: the version the library runs with, the devices UCX sees
+//! (from `ucx_info -d`, when it is installed) and the UCX settings the library changes. Read-only;
+//! needs no `shmem_init`.
 
 use std::process::Command;
 
@@ -17,7 +18,24 @@ pub(crate) fn about() -> Vec<(String, String)> {
             format!("{major}.{minor}.{release}"),
         ),
         ("ucx.devices".to_string(), devices),
+        ("ucx.settings".to_string(), settings()),
     ]
+}
+
+/// The route's departures from UCX's defaults (`context::ROUTE_DEFAULTS`) as they stand here:
+/// each the library's value, or the environment's where it sets the variable.
+fn settings() -> String {
+    let each: Vec<String> = super::context::ROUTE_DEFAULTS
+        .iter()
+        .map(|(key, value)| {
+            let variable = super::context::variable(key);
+            match std::env::var(&variable) {
+                Ok(set) => format!("{variable}={set} (environment)"),
+                Err(_) => format!("{variable}={value} (library default)"),
+            }
+        })
+        .collect();
+    each.join(", ")
 }
 
 /// The UCX the library runs with (its `ucp_get_version`, not the headers it was built against).

@@ -303,6 +303,15 @@ fn bad_settings_are_errors() {
     );
 }
 
+#[test]
+fn contexts_know_their_transports() {
+    // The TCP setting of the route (context::TCP_SEGMENTS) goes only where a TCP interface is.
+    assert!(Context::with_config(TCP).unwrap().has_resource("tcp/"));
+    let shared = Context::with_config(SHARED_MEMORY).unwrap();
+    assert!(!shared.has_resource("tcp/"));
+    assert!(shared.has_resource("self/"));
+}
+
 /// `len` bytes of address space (`PROT_NONE`), as the runtime reserves the heap's.
 fn reserve(len: usize) -> *mut u8 {
     // SAFETY: reserving fresh address space, touching nothing that exists.
