@@ -237,6 +237,8 @@ pub struct Lane {
     /// Whether `gets` may hold a request: set under its lock, so that a quiet with none in flight
     /// (the common case: a get into a peer mapped here completes at once) takes no lock.
     tracking: AtomicBool,
+    /// A worker flush that outlasted `FLUSH_PATIENCE`, until it completes ([`Lane::flush`]).
+    slow_flush: Mutex<Option<Request>>,
 }
 
 impl Lane {
@@ -270,6 +272,7 @@ impl Lane {
             quieted: AtomicU64::new(0),
             gets: Mutex::new(Vec::new()),
             tracking: AtomicBool::new(false),
+            slow_flush: Mutex::new(None),
         })
     }
 
@@ -393,10 +396,33 @@ impl Lane {
         if puts_done {
             return Ok(());
         }
-        self.worker
-            .flush_within(FLUSH_PATIENCE, self.peers.iter().map(|p| &p.endpoint))?;
+        self.flush()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         self.quieted.fetch_max(issued, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Completes every operation of the lane at its targets ([`Worker::flush_within`]). A worker
+    /// flush that outlasted `FLUSH_PATIENCE` is kept until it completes, and while it is in flight
+    /// the quiets flush the endpoints only: under a stream of other threads' operations, one worker
+    /// flush waits in the background, not one per quiet.
+    fn flush(&self) -> Result<()> {
+        let mut slow = self.slow_flush.lock().unwrap_or_else(|e| e.into_inner());
+        let stalled = match slow.take() {
+            Some(flush) if !flush.is_complete()? => {
+                *slow = Some(flush);
+                true
+            }
+            _ => false,
+        };
+        drop(slow);
+        let endpoints = self.peers.iter().map(|p| &p.endpoint);
+        if let Some(flush) = self
+            .worker
+            .flush_within(FLUSH_PATIENCE, stalled, endpoints)?
+        {
+            *self.slow_flush.lock().unwrap_or_else(|e| e.into_inner()) = Some(flush);
+        }
         Ok(())
     }
 

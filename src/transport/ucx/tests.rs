@@ -24,6 +24,7 @@ const DATA_LEN: usize = 3000;
 const WORD64: usize = 8192;
 const WORD32: usize = 8200;
 const WORD64_2: usize = 8208;
+const WORD64_3: usize = 8216;
 
 /// Page-aligned zeroed memory that peers write: accessed only through raw pointers and atomics.
 struct SharedBuffer {
@@ -506,9 +507,10 @@ fn process_side(mut socket: UnixStream, parent: bool) {
         rkey.set(WORD32, 7u32).unwrap();
         // A worker flush through the interfaces (FLUSH_BY_INTERFACES): the child checks that the
         // put and the atomics have landed.
-        worker
-            .flush_within(Duration::from_secs(60), std::iter::once(&endpoint))
+        let late = worker
+            .flush_within(Duration::from_secs(60), false, std::iter::once(&endpoint))
             .unwrap();
+        assert!(late.is_none(), "the worker flush completed in time");
         send(&mut socket, b"your turn");
         assert_eq!(receive(&mut socket), b"done");
     } else {
@@ -521,10 +523,16 @@ fn process_side(mut socket: UnixStream, parent: bool) {
         assert_eq!(rkey.fetch_add(WORD64, 5u64).unwrap(), 0);
         assert_eq!(rkey.compare_swap(WORD32, 0u32, 9).unwrap(), 0);
         rkey.set(WORD64_2, 4u64).unwrap();
-        // No patience: the worker flush gives way to the endpoints' at once.
-        worker
-            .flush_within(Duration::ZERO, std::iter::once(&endpoint))
+        // No patience: the worker flush gives way to the endpoints' at once, and is handed back
+        // still in flight (or done); a stalled one is not started again.
+        let late = worker
+            .flush_within(Duration::ZERO, false, std::iter::once(&endpoint))
             .unwrap();
+        rkey.set(WORD64_3, 6u64).unwrap();
+        worker
+            .flush_within(Duration::ZERO, late.is_some(), std::iter::once(&endpoint))
+            .unwrap();
+        drop(late);
         send(&mut socket, b"done");
     }
     if parent {
@@ -532,6 +540,7 @@ fn process_side(mut socket: UnixStream, parent: bool) {
         assert_eq!(memory.u64_at(WORD64), 5);
         assert_eq!(memory.u32_at(WORD32), 9);
         assert_eq!(memory.u64_at(WORD64_2), 4);
+        assert_eq!(memory.u64_at(WORD64_3), 6);
     }
 
     // Teardown: close while the peer still progresses, then tell each other.

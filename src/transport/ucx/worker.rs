@@ -239,27 +239,31 @@ impl Worker {
     /// `endpoints` are all of its endpoints. First a worker flush, through the interfaces
     /// ([`super::context::FLUSH_BY_INTERFACES`]), which operations other threads keep starting on
     /// the worker could hold back; if it is not done within `patience`, a flush of every endpoint,
-    /// each of which completes what was issued on it before, whatever follows (the worker flush
-    /// goes on in the background).
+    /// each of which completes what was issued on it before, whatever follows. Then the worker
+    /// flush is still in flight, and returned (its completion says the worker has gone quiet).
+    /// With `stalled`, a worker flush a call before left in flight, only the endpoints are flushed.
     pub fn flush_within<'a>(
         &self,
         patience: Duration,
+        stalled: bool,
         endpoints: impl Iterator<Item = &'a Endpoint>,
-    ) -> Result<()> {
-        match self.start_flush()?.wait_by(Instant::now() + patience) {
-            Err(e) if e.status == UCS_ERR_TIMED_OUT => {
-                let requests: Vec<Result<Request>> = endpoints.map(Endpoint::start_flush).collect();
-                let mut first = Ok(());
-                for request in requests {
-                    let done = request.and_then(Request::wait);
-                    if first.is_ok() {
-                        first = done;
-                    }
-                }
-                first
+    ) -> Result<Option<Request>> {
+        let pending = if stalled {
+            None
+        } else {
+            match self
+                .start_flush()?
+                .wait_or_keep(Instant::now() + patience)?
+            {
+                None => return Ok(None),
+                late => late,
             }
-            done => done,
+        };
+        let requests: Vec<Result<Request>> = endpoints.map(Endpoint::start_flush).collect();
+        for request in requests {
+            request?.wait()?;
         }
+        Ok(pending)
     }
 
     fn start_flush(&self) -> Result<Request> {
@@ -458,9 +462,21 @@ impl Request {
     /// Progresses the worker until the operation completes or `deadline` passes; after the
     /// deadline the error is `UCS_ERR_TIMED_OUT` and the operation is left to complete (or fail)
     /// in the background.
-    pub fn wait_by(mut self, deadline: Instant) -> Result<()> {
+    pub fn wait_by(self, deadline: Instant) -> Result<()> {
+        match self.wait_or_keep(deadline)? {
+            None => Ok(()),
+            Some(late) => Err(Error {
+                call: late.call,
+                status: UCS_ERR_TIMED_OUT,
+            }),
+        }
+    }
+
+    /// Progresses the worker until the operation completes (`None`) or `deadline` passes: then
+    /// the request, still in flight.
+    pub fn wait_or_keep(mut self, deadline: Instant) -> Result<Option<Request>> {
         if self.raw.is_null() {
-            return Ok(());
+            return Ok(None);
         }
         let raw = self.raw;
         let mut status = UCS_INPROGRESS;
@@ -475,15 +491,12 @@ impl Request {
             late
         });
         if late {
-            return Err(Error {
-                call: self.call,
-                status: UCS_ERR_TIMED_OUT,
-            });
+            return Ok(Some(self));
         }
         // SAFETY: the request is complete and freed once; drop sees NULL.
         unsafe { ucp_request_free(raw) };
         self.raw = ptr::null_mut();
-        check(self.call, status)
+        check(self.call, status).map(|()| None)
     }
 }
 
