@@ -46,6 +46,21 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
 
+/// At most how many requests a lane keeps in flight for the program's non-blocking gets, and for
+/// its non-blocking puts that UCX could not send at once; one more first waits for the older half.
+/// A program that streams them with no quiet (one thread putting while another quiets) would
+/// otherwise queue them faster than the network drains them, in memory without bound: a 2-PE job
+/// over TCP was killed for its memory within a minute.
+const IN_FLIGHT: usize = 1024;
+
+/// At most how many puts and non-fetching atomics a lane issues between two quiets: the one after
+/// them quiets first. Over a network without remote memory access (TCP) UCX acknowledges every put
+/// with a message from the target; a stream with no quiet fills the sockets both ways, what UCX
+/// cannot send waits in its memory, and the quiet that ends the stream waits for all of it. A 2-PE
+/// stream of 2,000,000 8-byte puts each way (`bench/flood.c`) grew each PE by 630-770 MB and its
+/// quiet took 12 s; with this bound 1 MB and under 10 ms, the stream itself no slower.
+const UNQUIETED: u64 = 65536;
+
 /// How long a lane's flush through its worker's interfaces may take before the lane flushes its
 /// endpoints one by one instead ([`Lane::quiet`], [`Worker::flush_within`]): many round trips of
 /// any network, and short enough that a quiet held back by other threads' traffic costs little.
@@ -234,8 +249,12 @@ pub struct Lane {
     /// worker (a worker flush alone was seen to return before a large get over shared memory had
     /// written all of its destination).
     gets: Mutex<Vec<Request>>,
-    /// Whether `gets` may hold a request: set under its lock, so that a quiet with none in flight
-    /// (the common case: a get into a peer mapped here completes at once) takes no lock.
+    /// Non-blocking puts UCX could not send at once (a full socket), until the quiet after them:
+    /// kept only to bound how many are in flight ([`IN_FLIGHT`]).
+    sends: Mutex<Vec<Request>>,
+    /// Whether `gets` or `sends` may hold a request: set under their lock, so that a quiet with
+    /// none in flight (the common case: a get into a peer mapped here completes at once, a small
+    /// put is sent at once) takes no lock.
     tracking: AtomicBool,
     /// A worker flush that outlasted `FLUSH_PATIENCE`, until it completes ([`Lane::flush`]).
     slow_flush: Mutex<Option<Request>>,
@@ -271,6 +290,7 @@ impl Lane {
             fenced: AtomicU64::new(0),
             quieted: AtomicU64::new(0),
             gets: Mutex::new(Vec::new()),
+            sends: Mutex::new(Vec::new()),
             tracking: AtomicBool::new(false),
             slow_flush: Mutex::new(None),
         })
@@ -301,11 +321,11 @@ impl Lane {
     ) -> Result<Request> {
         let key = self.rkey(pe, seg)?;
         // SAFETY: forwarded contract.
-        let request = unsafe { key.put_nbi(offset, src, len) };
+        let request = unsafe { key.put_nbi(offset, src, len) }?;
         if !key.completes_at_once() {
-            self.puts.fetch_add(1, Ordering::Release);
+            self.count_write()?;
         }
-        request
+        Ok(request)
     }
 
     /// Starts a get of `len` bytes from `offset` of `pe`'s segment `seg` into `dst`, ordered after
@@ -330,16 +350,48 @@ impl Lane {
     /// Counts a write that is not a put (a non-fetching atomic), so that [`Lane::order_reads`]
     /// fences behind it too.
     #[inline]
-    pub fn note_write(&self) {
-        self.puts.fetch_add(1, Ordering::Release);
+    pub fn note_write(&self) -> Result<()> {
+        self.count_write()
+    }
+
+    /// Counts a put or non-fetching atomic that the next quiet flushes for; the one that makes
+    /// [`UNQUIETED`] of them since the last quiet quiets first.
+    #[inline]
+    fn count_write(&self) -> Result<()> {
+        let issued = self.puts.fetch_add(1, Ordering::Release) + 1;
+        if issued - self.quieted.load(Ordering::Relaxed) >= UNQUIETED {
+            self.quiet()?;
+        }
+        Ok(())
     }
 
     /// Keeps a non-blocking get's request until the next [`Lane::quiet`].
     pub fn track(&self, request: Request) -> Result<()> {
-        if !request.is_complete()? {
-            let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
-            gets.push(request);
-            self.tracking.store(true, Ordering::Release);
+        self.keep(&self.gets, request)
+    }
+
+    /// Keeps a non-blocking put's request, if UCX could not send it at once, until the next
+    /// [`Lane::quiet`].
+    pub fn hold(&self, request: Request) -> Result<()> {
+        self.keep(&self.sends, request)
+    }
+
+    /// Keeps `request` in `list` unless it is complete; at [`IN_FLIGHT`] requests, waits for the
+    /// older half first (which moves the worker: a full socket drains).
+    fn keep(&self, list: &Mutex<Vec<Request>>, request: Request) -> Result<()> {
+        if request.is_complete()? {
+            return Ok(());
+        }
+        let mut kept = list.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push(request);
+        self.tracking.store(true, Ordering::Release);
+        if kept.len() < IN_FLIGHT {
+            return Ok(());
+        }
+        let older: Vec<Request> = kept.drain(..IN_FLIGHT / 2).collect();
+        drop(kept);
+        for request in older {
+            request.wait()?;
         }
         Ok(())
     }
@@ -377,12 +429,14 @@ impl Lane {
         // `puts`, so they need no flush.
         std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
-        let gets = if self.tracking.load(Ordering::Acquire) {
+        let (gets, sends) = if self.tracking.load(Ordering::Acquire) {
             let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
             self.tracking.store(false, Ordering::Relaxed);
-            std::mem::take(&mut *gets)
+            let gets = std::mem::take(&mut *gets);
+            let mut sends = self.sends.lock().unwrap_or_else(|e| e.into_inner());
+            (gets, std::mem::take(&mut *sends))
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let puts_done = self.quieted.load(Ordering::Acquire) == issued;
         if gets.is_empty() && puts_done {
@@ -397,6 +451,8 @@ impl Lane {
             return Ok(());
         }
         self.flush()?;
+        // The puts are complete with the flush.
+        drop(sends);
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         self.quieted.fetch_max(issued, Ordering::AcqRel);
         Ok(())

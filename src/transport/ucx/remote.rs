@@ -50,9 +50,12 @@ impl transport::Network for Network {
         len: usize,
         nbi: bool,
     ) -> transport::Result<()> {
+        let lane = self.lane_for(lane)?;
         // SAFETY: forwarded contract.
-        let request = unsafe { self.lane_for(lane)?.put(pe, seg, off, src, len) }?;
-        if !nbi {
+        let request = unsafe { lane.put(pe, seg, off, src, len) }?;
+        if nbi {
+            lane.hold(request)?;
+        } else {
             request.wait()?;
         }
         Ok(())
@@ -148,10 +151,10 @@ impl transport::Network for Network {
             };
             // Like a put: a later get or fetching atomic of this lane fences behind it, a quiet
             // flushes for it (neither is needed for a CPU atomic on a mapped peer).
-            if !k.completes_at_once() {
-                lane.note_write();
-            }
             sent?;
+            if !k.completes_at_once() {
+                lane.note_write()?;
+            }
             Ok(value)
         }
     }
