@@ -359,7 +359,8 @@ impl Lane {
     #[inline]
     fn count_write(&self) -> Result<()> {
         let issued = self.puts.fetch_add(1, Ordering::Release) + 1;
-        if issued - self.quieted.load(Ordering::Relaxed) >= UNQUIETED {
+        // Another thread's quiet may have counted further since (`quieted` ahead of `issued`).
+        if issued.saturating_sub(self.quieted.load(Ordering::Relaxed)) >= UNQUIETED {
             self.quiet()?;
         }
         Ok(())
@@ -438,7 +439,7 @@ impl Lane {
         } else {
             (Vec::new(), Vec::new())
         };
-        let puts_done = self.quieted.load(Ordering::Acquire) == issued;
+        let puts_done = self.quieted.load(Ordering::Acquire) >= issued;
         if gets.is_empty() && puts_done {
             return Ok(());
         }
