@@ -18,7 +18,8 @@
 // wait for it in a barrier: its implicit finalize must not complete their barrier. deadlock (4 PEs
 // or more): PE 2 waits in shmem_int_wait_until for a value nobody stores, PE 3 computes forever
 // without calling the library, the others wait in a barrier that PE 2 and 3 never enter; the
-// hang-report tests expect each PE to say where it is.
+// hang-report tests expect each PE to say where it is. alone: PE 1 waits in shmem_int_wait_until
+// for a value nobody stores while the others finalize; once they all have, nobody can store it.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -109,6 +110,18 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
         return 99;
+    }
+    if (strcmp(fault, "alone") == 0) {
+        static int never;
+        if (me == victim) {
+            announce(me);
+            shmem_int_wait_until(&never, SHMEM_CMP_EQ, 1);
+            fprintf(stderr, "[PE %d] launch_fault: got past a wait nobody could satisfy\n", me);
+            return 99;
+        }
+        nap_ms(100);
+        shmem_finalize();
+        return 0;
     }
     if (me == victim) {
         if (strcmp(fault, "put-below") == 0) {

@@ -341,6 +341,21 @@ fn left_without_finalize_over_ucx() {
     }
 }
 
+/// PE 1 waits in a wait_until nobody can satisfy once the others have finalized: the job ends
+/// with an error from PE 1, on each route (over UCX the count of PEs that arrived in the finalize
+/// and their notices that they left travel apart).
+#[test]
+fn waiting_alone() {
+    for extra in [&[][..], OVER_UCX] {
+        check_fault_with(
+            "alone",
+            extra,
+            1,
+            &["[PE 1] wait: every other PE has left (shmem_finalize, or exit without it"],
+        );
+    }
+}
+
 /// The lines a deadlocked `launch_fault deadlock` job prints for PEs 0 to 2 (blocked in a barrier
 /// waiting for PE 3, and in a wait_until).
 const BLOCKED_LINES: &[&str] = &[

@@ -127,8 +127,11 @@ fn wait_while_there(
 }
 
 /// The slow-path check of every wait: ends the job when every other PE has left and the wait is
-/// still not satisfied (nobody can satisfy it any more). `done` is read after the count of PEs
-/// that left: a PE that satisfies the wait and then finalizes is seen as having satisfied it.
+/// still not satisfied (nobody can satisfy it any more). `done` is read after the PEs that left
+/// are: a PE that satisfies the wait and then finalizes is seen as having satisfied it. The count
+/// of arrivals alone does not do for that: over UCX it travels apart from the barrier signals, and
+/// a PE's last signal can arrive after its arrival (an 8-PE job over TCP whose PEs all finalized
+/// was once ended so); its entry of `left` travels behind them.
 pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     let Some(w) = world::try_get() else {
         return;
@@ -138,7 +141,14 @@ pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     }
     let generation = FINALIZES.load(Ordering::Relaxed);
     let arrived = w.control(w.me).finalized.0.load(Ordering::Acquire);
-    if arrived >= generation * w.npes as u64 + (w.npes as u64 - 1) && !done() {
+    if arrived < generation * w.npes as u64 + (w.npes as u64 - 1) {
+        return;
+    }
+    let tracked = w.npes.min(ASET_PES);
+    if (0..tracked).any(|pe| pe != w.me && !has_left(w, pe)) {
+        return;
+    }
+    if !done() {
         let first = (0..w.npes).find(|&pe| has_left(w, pe)).unwrap_or(0);
         fatal!(
             "wait",
