@@ -57,8 +57,9 @@ const IN_FLIGHT: usize = 1024;
 /// them quiets first. Over a network without remote memory access (TCP) UCX acknowledges every put
 /// with a message from the target; a stream with no quiet fills the sockets both ways, what UCX
 /// cannot send waits in its memory, and the quiet that ends the stream waits for all of it. A 2-PE
-/// stream of 2,000,000 8-byte puts each way (`bench/flood.c`) grew each PE by 630-770 MB and its
-/// quiet took 12 s; with this bound 1 MB and under 10 ms, the stream itself no slower.
+/// stream of 2,000,000 8-byte puts each way (`bench/flood.c`) grew each PE by 610-810 MB and its
+/// quiet took 2-13 s; with this bound by 1 MB, the quiet under 20 ms, and the stream with its quiet
+/// took 3.1-4.4 s instead of 2.7-14.2.
 const UNQUIETED: u64 = 65536;
 
 /// How long a lane's flush through its worker's interfaces may take before the lane flushes its
