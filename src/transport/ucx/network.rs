@@ -47,11 +47,10 @@ use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
 
 /// At most how many requests a lane keeps in flight for the program's non-blocking gets, and for
-/// its non-blocking puts that UCX could not send at once; the one that makes
-/// that many waits for the older half.
-/// A program that streams them with no quiet (one thread putting while another quiets) would
-/// otherwise queue them faster than the network drains them, in memory without bound: a 2-PE job
-/// over TCP was killed for its memory within a minute.
+/// its non-blocking puts that UCX could not send at once; the one that makes that many waits for
+/// the older half. A program that streams them with no quiet (one thread putting while another
+/// quiets) would otherwise queue them faster than the network drains them, in memory without
+/// bound: a 2-PE job over TCP was killed for its memory within a minute.
 const IN_FLIGHT: usize = 1024;
 
 /// At most how many puts and non-fetching atomics a lane issues between two quiets: the one after
