@@ -27,12 +27,9 @@ pub(crate) fn about() -> Vec<(String, String)> {
 fn settings() -> String {
     let each: Vec<String> = super::context::ROUTE_DEFAULTS
         .iter()
-        .map(|(key, value)| {
-            let variable = super::context::variable(key);
-            match std::env::var(&variable) {
-                Ok(set) => format!("{variable}={set} (environment)"),
-                Err(_) => format!("{variable}={value} (library default)"),
-            }
+        .map(|d| match std::env::var(d.variable) {
+            Ok(set) => format!("{}={set} (environment)", d.variable),
+            Err(_) => format!("{}={} (library default)", d.variable, d.value),
         })
         .collect();
     each.join(", ")

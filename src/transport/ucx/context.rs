@@ -36,18 +36,17 @@ pub struct Context {
 }
 
 /// The OpenSHMEM route's departures from UCX's defaults, each unless the environment sets its
-/// variable: [`FLUSH_BY_INTERFACES`] (`UCX_FLUSH_WORKER_EPS`) and [`TCP_SEGMENTS`]
-/// (`UCX_TCP_TX_SEG_SIZE`).
-pub const ROUTE_DEFAULTS: &[(&str, &str)] = &[FLUSH_BY_INTERFACES, TCP_SEGMENTS];
+/// variable: [`FLUSH_BY_INTERFACES`] and [`TCP_SEGMENTS`].
+pub const ROUTE_DEFAULTS: &[RouteDefault] = &[FLUSH_BY_INTERFACES, TCP_SEGMENTS];
 
-/// The environment variable that sets `key` of [`ROUTE_DEFAULTS`]: `UCX_` and the key, with the
-/// transport's prefix for a transport's key (`ucp_config_modify` takes those without it).
-pub fn variable(key: &str) -> String {
-    if key == TCP_SEGMENTS.0 {
-        format!("UCX_TCP_{key}")
-    } else {
-        format!("UCX_{key}")
-    }
+/// A UCX setting the route changes: `key` and `value` as `ucp_config_modify` takes them, and the
+/// environment variable that sets the key (with a transport's prefix for a transport's key, which
+/// `ucp_config_modify` takes without it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct RouteDefault {
+    pub key: &'static str,
+    pub value: &'static str,
+    pub variable: &'static str,
 }
 
 /// How large a message UCX's TCP transport sends in one piece: 64 KiB (UCX's default is 8 KiB;
@@ -62,7 +61,11 @@ pub fn variable(key: &str) -> String {
 ///
 /// Set only where the context has a TCP interface: UCX warns about a transport's setting that no
 /// interface of a worker takes.
-pub const TCP_SEGMENTS: (&str, &str) = ("TX_SEG_SIZE", "64k");
+pub const TCP_SEGMENTS: RouteDefault = RouteDefault {
+    key: "TX_SEG_SIZE",
+    value: "64k",
+    variable: "UCX_TCP_TX_SEG_SIZE",
+};
 
 /// How a worker of the OpenSHMEM route flushes (`shmem_quiet`): through its interfaces, not one
 /// endpoint after another (UCX's default).
@@ -77,7 +80,11 @@ pub const TCP_SEGMENTS: (&str, &str) = ("TX_SEG_SIZE", "64k");
 /// every operation of the worker complete at its target. The price: such a flush also waits for
 /// what other threads start on the worker meanwhile, so a stream of them could hold it back;
 /// `network::Lane::quiet` then flushes the endpoints one by one, which completes in bounded time.
-pub const FLUSH_BY_INTERFACES: (&str, &str) = ("FLUSH_WORKER_EPS", "n");
+pub const FLUSH_BY_INTERFACES: RouteDefault = RouteDefault {
+    key: "FLUSH_WORKER_EPS",
+    value: "n",
+    variable: "UCX_FLUSH_WORKER_EPS",
+};
 
 /// The `ucp_config_t` read from the environment, released when dropped.
 struct Config(*mut ucp_config_t);
@@ -100,22 +107,23 @@ impl Context {
     /// `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
     pub fn with_config(settings: &[(&str, &str)]) -> Result<Context> {
         let features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
-        let unset = |(key, _): &&(&str, &str)| std::env::var_os(variable(key)).is_none();
-        let defaults: Vec<(&str, &str)> = ROUTE_DEFAULTS.iter().filter(unset).copied().collect();
-        let all: Vec<(&str, &str)> = defaults.iter().chain(settings).copied().collect();
-        let context = Context::with_features(features, &all)?;
+        let mut defaults: Vec<RouteDefault> = ROUTE_DEFAULTS
+            .iter()
+            .filter(|d| std::env::var_os(d.variable).is_none())
+            .copied()
+            .collect();
+        let with = |defaults: &[RouteDefault]| -> Vec<(&str, &str)> {
+            let route = defaults.iter().map(|d| (d.key, d.value));
+            route.chain(settings.iter().copied()).collect()
+        };
+        let context = Context::with_features(features, &with(&defaults))?;
         if !defaults.contains(&TCP_SEGMENTS) || context.has_resource("tcp/") {
             return Ok(context);
         }
         // No TCP here: a setting no interface takes makes UCX warn at every worker's creation.
         drop(context);
-        let all: Vec<(&str, &str)> = defaults
-            .iter()
-            .filter(|setting| **setting != TCP_SEGMENTS)
-            .chain(settings)
-            .copied()
-            .collect();
-        Context::with_features(features, &all)
+        defaults.retain(|d| *d != TCP_SEGMENTS);
+        Context::with_features(features, &with(&defaults))
     }
 
     /// Whether the context has a transport resource whose name (`tcp/eth0`) starts with `prefix`,
