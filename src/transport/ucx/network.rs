@@ -324,7 +324,7 @@ impl Lane {
         // SAFETY: forwarded contract.
         let request = unsafe { key.put_nbi(offset, src, len) }?;
         if !key.completes_at_once() {
-            self.count_write()?;
+            self.note_write()?;
         }
         Ok(request)
     }
@@ -348,17 +348,11 @@ impl Lane {
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
-    /// Counts a write that is not a put (a non-fetching atomic), so that [`Lane::order_reads`]
-    /// fences behind it too.
+    /// Counts a put or a non-fetching atomic, so that [`Lane::order_reads`] fences behind it and
+    /// the next quiet flushes for it; the one that makes [`UNQUIETED`] of them since the last quiet
+    /// quiets first.
     #[inline]
     pub fn note_write(&self) -> Result<()> {
-        self.count_write()
-    }
-
-    /// Counts a put or non-fetching atomic that the next quiet flushes for; the one that makes
-    /// [`UNQUIETED`] of them since the last quiet quiets first.
-    #[inline]
-    fn count_write(&self) -> Result<()> {
         let issued = self.puts.fetch_add(1, Ordering::Release) + 1;
         // Another thread's quiet may have counted further since (`quieted` ahead of `issued`).
         if issued.saturating_sub(self.quieted.load(Ordering::Relaxed)) >= UNQUIETED {
