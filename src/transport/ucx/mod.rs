@@ -16,6 +16,8 @@
 //!   given as an offset into it and is range-checked.
 //!   put/get/atomics are methods of the remote key ([`rma`]).
 //! - [`Request`]: a non-blocking operation in flight.
+//! - [`Combiner`]: a lane's small non-blocking puts to consecutive addresses, sent as one put
+//!   ([`combine`]).
 //! - [`Network`]: all of the above for one PE: the target worker peers connect to and the progress
 //!   thread that serves it, a [`Lane`] (worker, endpoints and remote keys of every PE) per shmem
 //!   context, and the [`signals`] worker (on a context of its own, for tagged messages) that
@@ -43,6 +45,7 @@
 //! threads do it while they wait in the library, its [`ProgressThread`] while they do not.
 
 mod about;
+pub mod combine;
 pub mod context;
 pub mod network;
 pub mod progress;
@@ -52,6 +55,7 @@ pub mod signals;
 pub mod worker;
 
 pub(crate) use about::about;
+pub use combine::Combiner;
 pub use context::{Context, MemoryRegion};
 pub use network::{Lane, Local, Network};
 pub use progress::{ProgressThread, Served, Server};

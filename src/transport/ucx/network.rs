@@ -32,11 +32,14 @@
 //! Ordering: UCX may deliver a get before an earlier put to the same PE (different lanes of the
 //! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
+//! A fence, a quiet and that read first send the lane's run of combined puts ([`super::combine`]),
+//! and so does every wait of the default lane ([`Network::serve`]).
 
+use super::combine::COMBINE_MAX;
 use super::signals::{Signals, Words};
 use super::{
-    Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result, Served,
-    Server, Worker,
+    Combiner, Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result,
+    Served, Server, Worker,
 };
 use crate::transport::HEAP;
 use std::fmt::Write as _;
@@ -233,7 +236,7 @@ impl Card {
 struct Peer {
     /// Per segment: the key, or `None` for a segment the peer has empty. Dropped before the
     /// endpoint (field order), as UCX requires.
-    rkeys: Vec<Option<RemoteKey>>,
+    rkeys: Vec<Option<Arc<RemoteKey>>>,
     endpoint: Endpoint,
 }
 
@@ -259,6 +262,10 @@ pub struct Lane {
     tracking: AtomicBool,
     /// A worker flush that outlasted `FLUSH_PATIENCE`, until it completes ([`Lane::flush`]).
     slow_flush: Mutex<Option<Request>>,
+    /// The run of small non-blocking puts to consecutive addresses ([`super::combine`]).
+    combiner: Arc<Combiner>,
+    /// The PE's target worker's server, whose progress thread sends the run the lane leaves.
+    server: Arc<Server>,
 }
 
 impl Lane {
@@ -277,7 +284,7 @@ impl Lane {
                         // SAFETY: `packed` is the peer's packed key of the region it registered
                         // at `base..base+len`, as its card says.
                         let key = unsafe { endpoint.unpack_rkey(packed, *base, *len) }?;
-                        Some(key)
+                        Some(Arc::new(key))
                     }
                     None => None,
                 });
@@ -294,12 +301,24 @@ impl Lane {
             sends: Mutex::new(Vec::new()),
             tracking: AtomicBool::new(false),
             slow_flush: Mutex::new(None),
+            combiner: {
+                let combiner = Arc::new(Combiner::new());
+                server.combine_for(&combiner);
+                combiner
+            },
+            server: server.clone(),
         })
     }
 
     /// `pe`'s key of segment `seg` (which the caller checked to be non-empty).
     #[inline]
     pub fn rkey(&self, pe: usize, seg: usize) -> Result<&RemoteKey> {
+        self.shared_rkey(pe, seg).map(|key| &**key)
+    }
+
+    /// [`Lane::rkey`], as the `Arc` a run of the combiner keeps.
+    #[inline]
+    fn shared_rkey(&self, pe: usize, seg: usize) -> Result<&Arc<RemoteKey>> {
         self.peers[pe].rkeys[seg].as_ref().ok_or(Error {
             call: "a remote access to an empty segment",
             status: UCS_ERR_INVALID_PARAM,
@@ -327,6 +346,44 @@ impl Lane {
             self.note_write()?;
         }
         Ok(request)
+    }
+
+    /// A non-blocking put of `len` bytes from `src` to `offset` of `pe`'s segment `seg`, complete
+    /// at [`Lane::quiet`]: a small one to a peer not mapped here goes into the lane's run
+    /// ([`super::combine`]; `src` may be reused at once), any other starts at once.
+    ///
+    /// # Safety
+    /// `src..src+len` must stay readable and unchanged until the next quiet.
+    #[inline]
+    pub unsafe fn put_nbi(
+        &self,
+        pe: usize,
+        seg: usize,
+        offset: usize,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        let key = self.shared_rkey(pe, seg)?;
+        if len > COMBINE_MAX || key.completes_at_once() {
+            // SAFETY: forwarded contract.
+            let request = unsafe { self.put(pe, seg, offset, src, len) }?;
+            return self.hold(request);
+        }
+        key.check_put(offset, len)?;
+        // SAFETY: `src..src+len` is readable (the caller's contract); len <= COMBINE_MAX.
+        let began = unsafe { self.combiner.add(key, pe, seg, offset, src, len) }?;
+        // Counted once in the run (see `combine`'s invariants).
+        self.note_write()?;
+        if began {
+            self.server.remind();
+        }
+        Ok(())
+    }
+
+    /// Sends the lane's run of combined puts, if it holds one ([`super::combine`]).
+    #[inline]
+    pub fn send_run(&self) -> Result<()> {
+        self.combiner.send()
     }
 
     /// Starts a get of `len` bytes from `offset` of `pe`'s segment `seg` into `dst`, ordered after
@@ -398,6 +455,7 @@ impl Lane {
     pub fn order_reads(&self) -> Result<()> {
         let issued = self.puts.load(Ordering::Acquire);
         if self.fenced.load(Ordering::Acquire) < issued {
+            self.combiner.send()?;
             self.worker.fence()?;
             self.fenced.fetch_max(issued, Ordering::AcqRel);
         }
@@ -410,6 +468,7 @@ impl Lane {
         // follows.
         std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
+        self.combiner.send()?;
         self.worker.fence()?;
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         Ok(())
@@ -446,9 +505,13 @@ impl Lane {
         if puts_done {
             return Ok(());
         }
+        // The run holds every combined put counted in `issued` (counted after it was added).
+        self.combiner.send()?;
+        let runs = self.combiner.take_sent();
         self.flush()?;
         // The puts are complete with the flush.
         drop(sends);
+        drop(runs);
         self.fenced.fetch_max(issued, Ordering::AcqRel);
         self.quieted.fetch_max(issued, Ordering::AcqRel);
         Ok(())
@@ -486,6 +549,9 @@ impl Lane {
 
     /// Closes every endpoint, waiting until `deadline` at the latest.
     fn close(&mut self, deadline: Instant) -> Result<()> {
+        // The run's remote key goes before the endpoints (a finalize has quieted: no run is left).
+        self.server.forget(&self.combiner);
+        self.combiner.clear();
         let mut first_error = Ok(());
         for peer in self.peers.drain(..) {
             let Peer { rkeys, endpoint } = peer;
@@ -611,6 +677,9 @@ impl Network {
     #[inline]
     pub fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
+        // What the wait waits for may be a peer's answer to a put still in the run (a failure to
+        // send it is reported by the lane's next quiet, fence or read).
+        lane.combiner.send_for_lane();
         let mut turn = self.server.turn();
         let mut round = 0u32;
         f(&mut || {

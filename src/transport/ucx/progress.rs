@@ -46,10 +46,10 @@
 //!   a flag, rings the alarm and signals the worker, so the flag is seen wherever the thread
 //!   sleeps.
 
-use super::{Armed, Error, Result, Worker};
+use super::{Armed, Combiner, Error, Result, Worker};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use ucx_sys::UCS_ERR_IO_ERROR;
@@ -82,6 +82,9 @@ pub struct Server {
     /// The node's PEs outnumber its cores: turns hand the worker back at the first gap and after
     /// `SERVE_GAP` (else never).
     shared: bool,
+    /// The write combiners of the PE's lanes, whose runs the thread sends when the alarm rings
+    /// ([`Server::remind`]).
+    combiners: Mutex<Vec<Arc<Combiner>>>,
 }
 
 /// One thread in a turn, in `Server::state`.
@@ -266,6 +269,35 @@ impl Server {
         self.alarm.push_back(self.since(Instant::now()));
     }
 
+    /// Has the progress thread send `combiner`'s runs when its alarm rings, until
+    /// [`Server::forget`].
+    pub fn combine_for(&self, combiner: &Arc<Combiner>) {
+        self.lock_combiners().push(combiner.clone());
+    }
+
+    /// Undoes [`Server::combine_for`].
+    pub fn forget(&self, combiner: &Arc<Combiner>) {
+        self.lock_combiners().retain(|c| !Arc::ptr_eq(c, combiner));
+    }
+
+    fn lock_combiners(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Combiner>>> {
+        self.combiners.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A lane began a run: the progress thread sends it within `handback` unless the lane does
+    /// first (the alarm rings within `handback` of this call, see [`Alarm`]).
+    #[inline]
+    pub fn remind(&self) {
+        self.alarm.push_back(self.since(Instant::now()));
+    }
+
+    /// Sends the runs of every lane (the progress thread, when the alarm rang).
+    fn send_runs(&self) {
+        for combiner in self.lock_combiners().iter() {
+            combiner.send_for_lane();
+        }
+    }
+
     #[inline]
     fn in_turn(&self) -> bool {
         self.state.load(Ordering::SeqCst) & IN_TURN != 0
@@ -405,6 +437,7 @@ impl ProgressThread {
             contended_until: AtomicU64::new(0),
             epoch: Instant::now(),
             shared: OVERSUBSCRIBED.load(Ordering::Relaxed),
+            combiners: Mutex::new(Vec::new()),
         });
         let thread = {
             let server = server.clone();
@@ -453,10 +486,11 @@ impl Drop for ProgressThread {
 }
 
 /// The thread's loop: while turns go on, sleep on the alarm; else progress until idle, arm, sleep
-/// on the event fd.
+/// on the event fd and the alarm. Each ring of the alarm sends the lanes' runs.
 fn run(server: &Server) -> Result<()> {
     let worker = &server.worker;
     let fd = worker.event_fd()?.as_raw_fd();
+    let alarm = server.alarm.fd.as_raw_fd();
     // Turns ended when the thread last looked: one that ended since means the PE is going in and
     // out of the library, serving itself.
     let mut ended = server.turns_ended();
@@ -470,18 +504,26 @@ fn run(server: &Server) -> Result<()> {
         if server.in_turn() || worker.arm()? == Armed::Busy {
             continue;
         }
-        let mut pollfd = libc::pollfd {
+        let mut pollfds = [fd, alarm].map(|fd| libc::pollfd {
             fd,
             events: libc::POLLIN,
             revents: 0,
-        };
-        // SAFETY: pollfd is one valid entry; the fd stays open while `worker` lives (this frame).
-        let ready = unsafe { libc::poll(&mut pollfd, 1, -1) };
+        });
+        // SAFETY: two valid entries; the fds stay open while `worker` and `server` live (this
+        // frame).
+        let ready = unsafe { libc::poll(pollfds.as_mut_ptr(), 2, -1) };
         if ready < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
             return Err(Error {
                 call: "poll on the worker's event fd",
                 status: UCS_ERR_IO_ERROR,
             });
+        }
+        if ready > 0 && pollfds[1].revents != 0 {
+            // The ring `stand_by` waits for, consumed here: the turns that ended before it (a
+            // hand-back among them) leave the worker to this thread unless one is on now.
+            server.alarm.wait();
+            server.send_runs();
+            ended = server.turns_ended();
         }
     }
     Ok(())
@@ -493,6 +535,7 @@ fn run(server: &Server) -> Result<()> {
 fn stand_by(server: &Server) {
     loop {
         server.alarm.wait();
+        server.send_runs();
         if server.stop.load(Ordering::SeqCst) || !server.in_turn() {
             return;
         }

@@ -7,8 +7,11 @@
 //! requires it. No endpoint flush per put: that would cost a round trip each. A later get or
 //! fetching atomic of the lane is ordered after its puts by a worker fence, issued only when a put
 //! went out since the last fence ([`Lane::order_reads`]). The `nbi` forms start the operation and
-//! drop the request (a get's is kept until quiet): it completes at the next quiet. Atomics wait
-//! for their reply (fetching ones need it; the others wait when the caller needs the update landed).
+//! drop the request (a get's is kept until quiet): it completes at the next quiet; a small
+//! `put_nbi` to a peer not mapped here goes into the lane's run of consecutive puts instead, sent
+//! as one put ([`super::combine`]), and a blocking put or strided transfer sends the run before it
+//! waits. Atomics wait for their reply (fetching ones need it; the others wait when the caller
+//! needs the update landed).
 //!
 //! Control words go straight through the heap's remote key of the default lane, not
 //! [`Lane::put`]: they are the library's own, so the program's next quiet need not flush for them.
@@ -51,13 +54,14 @@ impl transport::Network for Network {
         nbi: bool,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
-        // SAFETY: forwarded contract.
-        let request = unsafe { lane.put(pe, seg, off, src, len) }?;
         if nbi {
-            lane.hold(request)?;
-        } else {
-            request.wait()?;
+            // SAFETY: forwarded contract.
+            return Ok(unsafe { lane.put_nbi(pe, seg, off, src, len) }?);
         }
+        // A blocking put waits on the lane: the run goes first, not left behind the wait.
+        lane.send_run()?;
+        // SAFETY: forwarded contract.
+        unsafe { lane.put(pe, seg, off, src, len) }?.wait()?;
         Ok(())
     }
 
@@ -96,6 +100,8 @@ impl transport::Network for Network {
         count: usize,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
+        // It waits on the lane: the run goes first, not left behind the wait.
+        lane.send_run()?;
         let requests: Vec<super::Result<Request>> = (0..count as isize)
             .map(|i| {
                 let r = off.wrapping_add_signed(i * rstride);

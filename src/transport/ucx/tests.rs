@@ -9,6 +9,7 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 use std::time::{Duration, Instant};
 use ucx_sys::{UCS_ERR_INVALID_PARAM, UCS_ERR_OUT_OF_RANGE};
@@ -606,4 +607,91 @@ fn two_processes_over_tcp() {
         stdout.contains("1 passed"),
         "the child ran its side:\n{stdout}"
     );
+}
+
+/// The write combiner over TCP with a real target: consecutive puts become one run, a put that
+/// does not extend the run sends it first, a run larger than `RUN_MAX` is split, and a run that
+/// nobody sends is sent by the progress thread of the server it was given to after a reminder.
+#[test]
+fn combined_puts_reach_the_target() {
+    use super::combine::{COMBINE_MAX, RUN_MAX};
+    let context = Context::with_config(TCP).unwrap();
+    let initiator = Worker::new(&context).unwrap();
+    let target = Worker::new(&context).unwrap();
+    let target_progress = ProgressThread::spawn(&target).unwrap();
+    // The initiator's own server, whose progress thread sends the runs it is reminded of.
+    let own = Worker::new(&context).unwrap();
+    let own_progress = ProgressThread::spawn(&own).unwrap();
+
+    let len = 4 * RUN_MAX;
+    let memory = SharedBuffer::new(len);
+    let region = memory.map(&context);
+    let packed = region.pack_rkey().unwrap();
+    // SAFETY: the address and the packed key come from UCX just above.
+    let endpoint = unsafe { initiator.connect(&target.address().unwrap()) }.unwrap();
+    // SAFETY: as above; the range is the region's.
+    let rkey = Arc::new(unsafe { endpoint.unpack_rkey(&packed, memory.ptr as u64, len) }.unwrap());
+    let combiner = Arc::new(Combiner::new());
+
+    // Puts of 1..=16 bytes back to back from offset 0, then one elsewhere (which sends the first
+    // run); then a stream of COMBINE_MAX pieces over the whole region, four runs' worth.
+    let data = pattern(3, 4096);
+    let mut at = 0;
+    for n in 1..=16 {
+        // SAFETY: `data` outlives the calls (the combiner copies it).
+        let began = unsafe { combiner.add(&rkey, 1, 0, at, data[at..].as_ptr(), n) }.unwrap();
+        assert_eq!(began, at == 0, "only the first put begins the run");
+        at += n;
+    }
+    // SAFETY: as above.
+    let began = unsafe { combiner.add(&rkey, 1, 0, 2048, data.as_ptr(), 8) }.unwrap();
+    assert!(began, "a put elsewhere begins a run");
+    combiner.send().unwrap();
+    initiator.flush().unwrap();
+    assert_eq!(memory.bytes(0, at), data[..at]);
+    assert_eq!(memory.bytes(2048, 8), data[..8]);
+    assert_eq!(memory.bytes(at, 8), [0; 8], "nothing past the run");
+
+    // Unlike `pattern`, no period: a run written at a wrong offset would show.
+    let whole: Vec<u8> = (0..len).map(|i| (i ^ (i >> 8) ^ (i >> 16)) as u8).collect();
+    let mut runs = 0;
+    for piece in (0..len).step_by(COMBINE_MAX) {
+        // SAFETY: as above.
+        let began =
+            unsafe { combiner.add(&rkey, 1, 0, piece, whole[piece..].as_ptr(), COMBINE_MAX) }
+                .unwrap();
+        runs += usize::from(began);
+    }
+    assert_eq!(runs, len / RUN_MAX, "runs of RUN_MAX");
+    combiner.send().unwrap();
+    initiator.flush().unwrap();
+    assert_eq!(memory.bytes(0, len), whole);
+    drop(combiner.take_sent());
+
+    // A run left alone: the progress thread reminded of it sends it (no send, no flush here).
+    own_progress.server().combine_for(&combiner);
+    let late = pattern(5, 64);
+    // SAFETY: as above.
+    unsafe { combiner.add(&rkey, 1, 0, 512, late.as_ptr(), 64) }.unwrap();
+    own_progress.server().remind();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while memory.bytes(512, 64) != late && Instant::now() < deadline {
+        // The initiator's worker has to move for the put to go out after UCX queued it; only
+        // this test's thread progresses it (a PE's lane is progressed by its waits).
+        initiator.progress();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(
+        memory.bytes(512, 64),
+        late,
+        "the reminded run was not sent within 10 s"
+    );
+    own_progress.server().forget(&combiner);
+
+    combiner.clear();
+    drop(rkey);
+    drop(endpoint);
+    drop(region);
+    own_progress.stop().unwrap();
+    target_progress.stop().unwrap();
 }
