@@ -213,7 +213,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_empty_combiner_sends_nothing_and_takes_no_lock() {
+    fn an_empty_combiner_sends_nothing() {
         let c = Combiner::new();
         assert!(c.send().is_ok());
         assert!(!c.holding.load(Ordering::Relaxed));

@@ -266,7 +266,7 @@ impl Server {
     #[inline]
     fn turn_ended(&self) {
         self.state.fetch_add(TURN_ENDED, Ordering::SeqCst);
-        self.alarm.push_back(self.since(Instant::now()));
+        self.remind();
     }
 
     /// Has the progress thread send `combiner`'s runs when its alarm rings, until
@@ -284,8 +284,8 @@ impl Server {
         self.combiners.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A lane began a run: the progress thread sends it within `handback` unless the lane does
-    /// first (the alarm rings within `handback` of this call, see [`Alarm`]).
+    /// Has the alarm ring within `handback` of now (see [`Alarm`]): after a turn ended, and when
+    /// a lane began a run, which the progress thread then sends unless the lane does first.
     #[inline]
     pub fn remind(&self) {
         self.alarm.push_back(self.since(Instant::now()));
