@@ -348,6 +348,32 @@ impl Lane {
         Ok(request)
     }
 
+    /// A put of `len` bytes from `src` to `offset` of `pe`'s segment `seg` that returns when `src`
+    /// may be reused (the data is at the target after [`Lane::quiet`]).
+    ///
+    /// # Safety
+    /// `src..src+len` must be readable.
+    #[inline]
+    pub unsafe fn put_blocking(
+        &self,
+        pe: usize,
+        seg: usize,
+        offset: usize,
+        src: *const u8,
+        len: usize,
+    ) -> Result<()> {
+        let key = self.rkey(pe, seg)?;
+        if key.completes_at_once() {
+            // A copy into the mapping, complete when it returns: nothing to wait for or count.
+            // SAFETY: forwarded contract.
+            return unsafe { key.put_nbi(offset, src, len) }.map(drop);
+        }
+        // It waits on the lane: the run goes first, not left behind the wait.
+        self.send_run()?;
+        // SAFETY: forwarded contract; `src` is read until the wait returns.
+        unsafe { self.put(pe, seg, offset, src, len) }?.wait()
+    }
+
     /// A non-blocking put of `len` bytes from `src` to `offset` of `pe`'s segment `seg`, complete
     /// at [`Lane::quiet`]: a small one to a peer not mapped here goes into the lane's run
     /// ([`super::combine`]; `src` may be reused at once), any other starts at once.
@@ -364,7 +390,12 @@ impl Lane {
         len: usize,
     ) -> Result<()> {
         let key = self.shared_rkey(pe, seg)?;
-        if len > COMBINE_MAX || key.completes_at_once() {
+        if key.completes_at_once() {
+            // A copy into the mapping, complete when it returns: nothing to hold or count.
+            // SAFETY: forwarded contract.
+            return unsafe { key.put_nbi(offset, src, len) }.map(drop);
+        }
+        if len > COMBINE_MAX {
             // SAFETY: forwarded contract.
             let request = unsafe { self.put(pe, seg, offset, src, len) }?;
             return self.hold(request);

@@ -58,11 +58,8 @@ impl transport::Network for Network {
             // SAFETY: forwarded contract.
             return Ok(unsafe { lane.put_nbi(pe, seg, off, src, len) }?);
         }
-        // A blocking put waits on the lane: the run goes first, not left behind the wait.
-        lane.send_run()?;
         // SAFETY: forwarded contract.
-        unsafe { lane.put(pe, seg, off, src, len) }?.wait()?;
-        Ok(())
+        Ok(unsafe { lane.put_blocking(pe, seg, off, src, len) }?)
     }
 
     unsafe fn get(
