@@ -27,9 +27,11 @@ use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::World;
 use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, SCRATCH_END, TEAM_SLOTS};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::mem::size_of;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Rounds of a binomial tree over the leaders: up to `2^TREE_ROUNDS` nodes.
@@ -76,6 +78,11 @@ pub struct Layout {
     pub node: usize,
     /// The members of this node but its leader (member indices, in member order).
     pub locals: Vec<usize>,
+    /// Each node's members are consecutive in member order, as a launcher that places ranks in
+    /// blocks makes them: then the members before a node's run are exactly the runs of the nodes
+    /// before it, which a scan and a collect need (with ranks placed round robin they take the
+    /// flat algorithms).
+    pub in_runs: bool,
 }
 
 impl Layout {
@@ -111,7 +118,11 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
     }
     let node = index[&mine];
     locals.retain(|&i| i != leaders[node]);
+    let changes = (1..m.size)
+        .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])
+        .count();
     Some(Layout {
+        in_runs: changes + 1 == leaders.len(),
         leaders,
         node,
         locals,
@@ -119,24 +130,56 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
 }
 
 /// [`layout_of`] for the World's nodes; `None` at once in a job on one node, or when
-/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere.
+/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere. Kept for the thread's next calls
+/// on the same group ([`CACHED_LAYOUTS`]).
 #[inline]
-pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Layout> {
+pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Rc<Layout>> {
     if w.cpu_atomics || m.size < 2 || !w.config.node_aware {
         return None;
     }
-    layout_of(&w.nodes, m, root)
+    cached_layout(&w.nodes, m, root)
 }
 
-/// Whether each node's members are consecutive in member order, as a launcher that places ranks
-/// in blocks makes them: then the members before a node's run are exactly the runs of the nodes
-/// before it, which a scan and a collect need (with ranks placed round robin they take the flat
-/// algorithms).
-pub fn in_runs(nodes: &[usize], m: &Members, l: &Layout) -> bool {
-    let changes = (1..m.size)
-        .filter(|&i| nodes[m.world(i)] != nodes[m.world(i - 1)])
-        .count();
-    changes + 1 == l.leaders.len()
+/// How many groups' layouts a thread keeps. Walking every member costs a hash map and three
+/// vectors per call, O(members): at 2 PEs over UCX a fifth of a barrier's time, and more with every
+/// PE a job adds. Programs call their collectives on a few groups over and over (the world, a
+/// team or two, a broadcast root or two).
+const CACHED_LAYOUTS: usize = 8;
+
+/// A group's layout as [`layout`] computed it.
+struct Cached {
+    /// The node table it was computed from (the World's, which lives as long as the process).
+    nodes: (*const usize, usize),
+    members: Members,
+    root: Option<usize>,
+    layout: Option<Rc<Layout>>,
+}
+
+thread_local! {
+    /// The layouts of this thread's last calls, the latest last.
+    static LAYOUTS: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
+}
+
+/// [`layout_of`], from this thread's cache when it computed the same one lately.
+fn cached_layout(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<Rc<Layout>> {
+    let table = (nodes.as_ptr(), nodes.len());
+    LAYOUTS.with_borrow_mut(|cache| {
+        let hit = |c: &Cached| c.nodes == table && c.members == *m && c.root == root;
+        if let Some(c) = cache.iter().rev().find(|c| hit(c)) {
+            return c.layout.clone();
+        }
+        let layout = layout_of(nodes, m, root).map(Rc::new);
+        if cache.len() == CACHED_LAYOUTS {
+            cache.remove(0);
+        }
+        cache.push(Cached {
+            nodes: table,
+            members: *m,
+            root,
+            layout: layout.clone(),
+        });
+        layout
+    })
 }
 
 /// Sends world PE `to` one active-set signal from this PE (one more count in its counter for us).
@@ -336,6 +379,40 @@ mod tests {
     }
 
     #[test]
+    fn layouts_come_from_the_cache_and_match_the_walk() {
+        let blocks = [0, 0, 2, 2, 4, 4];
+        let spread = [0, 1, 2, 3, 4, 5];
+        let m = members(0, 1, 6, 3);
+        let first = cached_layout(&blocks, &m, None).unwrap();
+        assert_eq!(*first, layout_of(&blocks, &m, None).unwrap());
+        let again = cached_layout(&blocks, &m, None).unwrap();
+        assert!(
+            Rc::ptr_eq(&first, &again),
+            "the second call is the cached layout"
+        );
+        // Another node table, another root, one node: each its own answer.
+        assert_eq!(
+            *cached_layout(&spread, &m, None).unwrap(),
+            layout_of(&spread, &m, None).unwrap()
+        );
+        assert_eq!(
+            *cached_layout(&blocks, &m, Some(5)).unwrap(),
+            layout_of(&blocks, &m, Some(5)).unwrap()
+        );
+        assert_eq!(
+            cached_layout(&[0, 0, 0, 0], &members(0, 1, 4, 1), None),
+            None
+        );
+        // More groups than the cache holds: the first is walked again, with the same answer.
+        for me in 0..CACHED_LAYOUTS {
+            cached_layout(&spread, &members(0, 1, 6, me % 6), Some(me / 6));
+        }
+        let walked = cached_layout(&blocks, &m, None).unwrap();
+        assert!(!Rc::ptr_eq(&first, &walked));
+        assert_eq!(walked, first);
+    }
+
+    #[test]
     fn one_node_has_no_layout() {
         let nodes = [0, 0, 0, 0, 4, 4, 4, 4];
         assert_eq!(layout_of(&nodes, &members(0, 1, 4, 2), None), None);
@@ -383,7 +460,7 @@ mod tests {
                 size,
                 me: 0,
             };
-            in_runs(nodes, &m, &layout_of(nodes, &m, None).unwrap())
+            layout_of(nodes, &m, None).unwrap().in_runs
         };
         let blocks = [0, 0, 2, 2, 4, 4, 6, 6];
         let cyclic = [0, 1, 2, 0, 1, 2];

@@ -36,6 +36,7 @@ use super::node::{self, Layout, Sig, Word};
 use super::split::{self, chunk};
 use crate::transport::shm;
 use std::mem::size_of;
+use std::rc::Rc;
 
 /// The fewest leaders for which this path takes a broadcast or reduction: with 2 or 3 the tree's
 /// root moves `len` or `2 len`, no more than here, in fewer messages.
@@ -52,7 +53,7 @@ pub fn takes(len: usize, leaders: usize) -> bool {
 }
 
 /// The layout for a call of `len` bytes into `dest`, if this path takes it.
-fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
+fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Rc<Layout>> {
     if len < RING_LEADERS * RING_CHUNK || c.w.locate(dest, len).is_none() {
         return None;
     }
@@ -350,8 +351,7 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         return false;
     }
     // With one member per node the flat collect is the same plan without the `sizes` barrier.
-    let Some(l) = node::layout(c.w, m, None)
-        .filter(|l| l.leaders.len() < m.size && node::in_runs(&c.w.nodes, m, l))
+    let Some(l) = node::layout(c.w, m, None).filter(|l| l.leaders.len() < m.size && l.in_runs)
     else {
         return false;
     };

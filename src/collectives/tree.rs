@@ -41,6 +41,7 @@ use crate::runtime::remote;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
+use std::rc::Rc;
 
 /// A leader in the tree and the round of the link to it: `(leader index, round)`.
 type Link = (usize, usize);
@@ -64,7 +65,7 @@ fn links(n: usize, root: usize, k: usize) -> (Option<Link>, Vec<Link>) {
 }
 
 /// The layout for a tree call of `len` bytes into `dest`, if the tree algorithms take it.
-fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Layout> {
+fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Rc<Layout>> {
     c.w.locate(dest, len.max(1))?;
     node::layout(c.w, &c.g.members, root)
         .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && !ring::takes(len, l.leaders.len()))
@@ -291,9 +292,9 @@ pub unsafe fn scan<T: Copy>(
     if n == 0 || c.w.locate(dest as usize, len).is_none() {
         return false;
     }
-    let Some(l) = node::layout(c.w, &c.g.members, None).filter(|l| {
-        l.leaders.len() <= 1 << TREE_ROUNDS && node::in_runs(&c.w.nodes, &c.g.members, l)
-    }) else {
+    let Some(l) = node::layout(c.w, &c.g.members, None)
+        .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && l.in_runs)
+    else {
         return false;
     };
     let m = &c.g.members;
