@@ -362,11 +362,10 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<()> {
-        let key = self.rkey(pe, seg)?;
-        if key.completes_at_once() {
-            // A copy into the mapping, complete when it returns: nothing to wait for or count.
-            // SAFETY: forwarded contract.
-            return unsafe { key.put_nbi(offset, src, len) }.map(drop);
+        // A copy into a mapping is complete when it returns: nothing to wait for or count.
+        // SAFETY: forwarded contract.
+        if unsafe { self.rkey(pe, seg)?.put_if_mapped(offset, src, len) }? {
+            return Ok(());
         }
         // It waits on the lane: the run goes first, not left behind the wait.
         self.send_run()?;
@@ -390,10 +389,10 @@ impl Lane {
         len: usize,
     ) -> Result<()> {
         let key = self.shared_rkey(pe, seg)?;
-        if key.completes_at_once() {
-            // A copy into the mapping, complete when it returns: nothing to hold or count.
-            // SAFETY: forwarded contract.
-            return unsafe { key.put_nbi(offset, src, len) }.map(drop);
+        // A copy into a mapping is complete when it returns: nothing to hold or count.
+        // SAFETY: forwarded contract.
+        if unsafe { key.put_if_mapped(offset, src, len) }? {
+            return Ok(());
         }
         if len > COMBINE_MAX {
             // SAFETY: forwarded contract.

@@ -159,6 +159,20 @@ impl RemoteKey {
         self.endpoint.worker.request("ucp_put_nbx", status)
     }
 
+    /// Copies `len` bytes from `src` to `offset` of the region if UCX maps it here: then true, and
+    /// the put is complete. False where it does not, and nothing was done.
+    ///
+    /// # Safety
+    /// `src..src+len` must be readable.
+    #[inline]
+    pub unsafe fn put_if_mapped(&self, offset: usize, src: *const u8, len: usize) -> Result<bool> {
+        if self.mapped.is_null() {
+            return Ok(false);
+        }
+        // SAFETY: forwarded contract; a put to a mapped region is the copy, done on return.
+        unsafe { self.put_nbi(offset, src, len) }.map(|_| true)
+    }
+
     /// Starts copying the region's `offset..offset+len` to `dst`.
     ///
     /// # Safety
