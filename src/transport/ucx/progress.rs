@@ -242,7 +242,9 @@ impl Server {
         } else {
             self.epoch
         };
-        let serving = self.since(now) >= self.contended_until.load(Ordering::Relaxed);
+        // Only a shared node's turns find it contended (`poll_shared`).
+        let serving =
+            !self.shared || self.since(now) >= self.contended_until.load(Ordering::Relaxed);
         if serving {
             self.state.fetch_add(ONE_TURN, Ordering::SeqCst);
         }
@@ -258,7 +260,9 @@ impl Server {
     /// Nanoseconds from `epoch` to `t`.
     #[inline]
     fn since(&self, t: Instant) -> u64 {
-        t.duration_since(self.epoch).as_nanos() as u64
+        // In 64 bits (584 years), without the 128-bit product of `as_nanos`: one per turn's end.
+        let d = t.saturating_duration_since(self.epoch);
+        d.as_secs() * 1_000_000_000 + u64::from(d.subsec_nanos())
     }
 
     /// A turn ended: the progress thread takes the worker back at most `handback` later, unless
