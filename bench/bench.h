@@ -182,10 +182,16 @@ static inline void bench_measure(bench_op op, void *arg, const struct bench_cfg 
 
 #ifdef SHMEM_MAJOR_VERSION /* the OpenSHMEM programs (limits.c is plain C) */
 /* Time a collective that every PE calls: a fixed number of calls per batch, the same on every PE
- * (fewer for bigger messages), a barrier before each batch, PE `reporter` reports. `op(arg, i)`
- * makes call number i (for alternating pSync arrays and the like). Needs <shmem.h> included
- * first. */
+ * (fewer for bigger messages), a barrier before each batch. A batch's time is that of the PE that
+ * took longest: a collective has completed when every PE has returned from it, and a PE that
+ * returns early (the root of a broadcast, which need not wait for its readers) measures only its
+ * own part. PE `reporter` reports. `op(arg, i)` makes call number i (for alternating pSync arrays
+ * and the like). Needs <shmem.h> included first. */
 typedef void (*bench_coll_op)(void *arg, long i);
+
+#define BENCH_MAX_PES 64
+/* Every PE's batch times, gathered at the reporter (symmetric: a global). */
+static double bench_pe_ns[BENCH_MAX_PES][BENCH_MAX_SAMPLES];
 
 static inline void bench_collective(const char *figure, size_t bytes, int npes, int reporter,
                                     const struct bench_cfg *c, double *ns, bench_coll_op op,
@@ -200,12 +206,24 @@ static inline void bench_collective(const char *figure, size_t bytes, int npes, 
         for (long i = 0; i < per_batch; i++) op(arg, call++);
         if (b >= 0) ns[b] = (bench_now_ns() - t0) / (double)per_batch;
     }
-    if (shmem_my_pe() == reporter) {
+    int me = shmem_my_pe();
+    if (npes > BENCH_MAX_PES) {
+        fprintf(stderr, "bench_collective: at most %d PEs\n", BENCH_MAX_PES);
+        shmem_global_exit(1);
+    }
+    shmem_putmem(bench_pe_ns[me], ns, (size_t)c->batches * sizeof(double), reporter);
+    shmem_barrier_all();
+    if (me == reporter) {
+        for (int b = 0; b < c->batches; b++)
+            for (int pe = 0; pe < npes; pe++)
+                if (bench_pe_ns[pe][b] > ns[b]) ns[b] = bench_pe_ns[pe][b];
         /* One row per PE count: bench/compare runs these programs at several. */
         char name[128];
         snprintf(name, sizeof name, "%s@%dPE", figure, npes);
         bench_report(name, bytes, "us", ns, c->batches, 0);
     }
+    /* The reporter has read every PE's times before the next figure's puts overwrite them. */
+    shmem_barrier_all();
 }
 #endif
 

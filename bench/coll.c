@@ -1,6 +1,7 @@
 /* coll.c: collective latency with the active-set (pSync) routines, which both OpenSHMEM 1.4-era
  * and current libraries have, at the PE counts bench/compare runs it with. Every PE calls every
- * collective; PE 0 reports the time per call (us). Sizes are bytes per PE:
+ * collective; the time per call (us) is that of the PE that took longest over a batch of calls (a
+ * broadcast's root may return before its readers have the data). Sizes are bytes per PE:
  *
  *   barrier        shmem_barrier over all PEs (size 0)
  *   broadcast      shmem_broadcast64 from PE 0, `size` bytes

@@ -1,7 +1,7 @@
 /* team.c: collective latency with the team-based routines of OpenSHMEM 1.5 on SHMEM_TEAM_WORLD
  * (an implementation without them fails to build this program; bench/compare then shows rshmem
- * only). Every PE calls every collective; PE 0 reports the time per call (us). Sizes are bytes
- * per PE, as in coll.c:
+ * only). Every PE calls every collective; the time per call (us) is that of the PE that took
+ * longest over a batch of calls, as in coll.c. Sizes are bytes per PE, as in coll.c:
  *
  *   team_sync        shmem_team_sync (size 0)
  *   team_broadcast   shmem_broadcastmem from PE 0
