@@ -1,21 +1,22 @@
 //! Posts: how the on-node collectives synchronize once per call instead of twice.
 //!
 //! Every member that contributes data to a call posts it in its control block: small contributions
-//! are carried in the post itself or copied into one of the member's scratch buffers (then its
-//! source is free at once), larger ones are announced to be read from the member's own source
+//! are carried in the post itself or copied into consecutive chunks of the member's scratch area
+//! (then its source is free at once; a contribution of up to a chunk takes one, so that as many
+//! calls as there are posts can be in flight), larger ones are announced to be read from the member's own source
 //! (then the member waits, before it returns, until every reader has acknowledged). A post is
 //! tagged with the call: on a team the epoch the call takes from the team (as a barrier would), on
 //! an active set the set and how many calls this PE has made on it; that count, modulo [`POSTS`],
 //! selects the post. Readers wait for the tag on the contributor's post, copy or combine, and add
 //! one to the post's acknowledgement count. Nobody waits for a closing barrier: a contributor
-//! reuses a post or a scratch buffer only once the reads announced for its previous use are all
+//! reuses a post or a scratch chunk only once the reads announced for its previous use are all
 //! acknowledged (normally long done: the calls in between synchronized with the readers, except on
 //! a broadcast root, which so runs up to `POSTS` calls ahead), and every member writes only its own
 //! destination, so no destination is written before its owner has entered the call.
 //!
 //! Invariants: every member of a group takes this path or none (it needs every member's control
 //! block mapped here, which holds on every member alike); a post's tag is stored last, with
-//! release, after its data and its place; a post (and its scratch buffer) holds one call's
+//! release, after its data and its place; a post (and its scratch chunks) holds one call's
 //! contribution until every announced reader has acknowledged it, so a reader that sees its tag
 //! reads that call's data.
 
@@ -26,7 +27,7 @@ use crate::runtime::handle;
 use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
 use crate::transport::shm::control::{
-    self, BIG, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS,
+    self, CHUNK_BYTES, CHUNKS, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -36,8 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The top bit of a post's `meta`: the contribution is read from the member's source.
 const DIRECT: u64 = 1 << 63;
 
-/// Bits 48..56 of a post's `meta`: 0 if the contribution is inline, `j + 1` if in scratch buffer
-/// `j`; the low 48 bits are its length.
+/// Bits 48..56 of a post's `meta`: 0 if the contribution is inline, `c + 1` if in the scratch
+/// area from chunk `c` on; the low 48 bits are its length.
 const WHERE: u32 = 48;
 const LEN: u64 = (1 << WHERE) - 1;
 
@@ -141,10 +142,10 @@ impl<'c, 'w> Posting<'c, 'w> {
         }
     }
 
-    /// Scratch buffer `j` of member `i`.
-    fn scratch_of(&self, i: usize, j: usize) -> usize {
+    /// Scratch chunk `c` of member `i`.
+    fn scratch_of(&self, i: usize, c: usize) -> usize {
         let pe = self.c.g.members.world(i);
-        control::scratch(heap_base(self.c.w, pe), self.group, j)
+        control::scratch(heap_base(self.c.w, pe), self.group, c)
     }
 
     /// Where this member's own staged contribution is (after [`Posting::post`] with `stage`).
@@ -153,7 +154,7 @@ impl<'c, 'w> Posting<'c, 'w> {
     }
 
     /// Posts this member's contribution of `len` bytes for `readers` readers: if `stage`, written
-    /// by `fill` (given the address) into the post itself or a scratch buffer (`len <=
+    /// by `fill` (given the address) into the post itself or scratch chunks (`len <=
     /// SCRATCH_BYTES`), otherwise read from this member's source by the readers, and
     /// [`Posting::finish`] waits for them.
     pub fn post(&mut self, len: usize, stage: bool, fill: impl FnOnce(*mut u8), readers: usize) {
@@ -176,21 +177,29 @@ impl<'c, 'w> Posting<'c, 'w> {
             len as u64
         } else {
             debug_assert!(len <= SCRATCH_BYTES);
-            let j = (mine.big_next.fetch_add(1, Ordering::Relaxed) % BIG as u64) as usize;
-            // The buffer's previous use: every read of the post that had it is done.
-            let (p, due) = (
-                mine.big_post[j].load(Ordering::Relaxed) as usize,
-                mine.big_owed[j].load(Ordering::Relaxed),
-            );
-            w.wait_until_as(
-                || mine.acks[p].0.load(Ordering::Acquire) >= due,
-                |out| acks_awaited(out, p, &mine.acks[p].0, due),
-            );
-            mine.big_post[j].store(b as u64, Ordering::Relaxed);
-            mine.big_owed[j].store(owed, Ordering::Relaxed);
-            self.mine = self.scratch_of(self.c.g.members.me, j);
+            // Consecutive chunks from the last contribution's end on, or from the area's start.
+            let n = len.div_ceil(CHUNK_BYTES);
+            let mut first = mine.chunk_next.load(Ordering::Relaxed) as usize % CHUNKS;
+            if first + n > CHUNKS {
+                first = 0;
+            }
+            mine.chunk_next.store((first + n) as u64, Ordering::Relaxed);
+            for c in first..first + n {
+                // The chunk's previous use: every read of the post that had it is done.
+                let (p, due) = (
+                    mine.chunk_post[c].load(Ordering::Relaxed) as usize,
+                    mine.chunk_owed[c].load(Ordering::Relaxed),
+                );
+                w.wait_until_as(
+                    || mine.acks[p].0.load(Ordering::Acquire) >= due,
+                    |out| acks_awaited(out, p, &mine.acks[p].0, due),
+                );
+                mine.chunk_post[c].store(b as u64, Ordering::Relaxed);
+                mine.chunk_owed[c].store(owed, Ordering::Relaxed);
+            }
+            self.mine = self.scratch_of(self.c.g.members.me, first);
             fill(self.mine as *mut u8);
-            len as u64 | (j as u64 + 1) << WHERE
+            len as u64 | (first as u64 + 1) << WHERE
         };
         mine.owed[b].store(owed, Ordering::Relaxed);
         mine.post[b].meta.store(meta, Ordering::Relaxed);

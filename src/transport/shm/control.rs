@@ -1,7 +1,7 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
 //! (team synchronization slots, the active-set counters, the allocation agreement record) and the
-//! collectives' scratch buffers ([`BIG`] per team slot and as many for the active sets, after the
-//! words at [`SCRATCH_OFFSET`]). Peers reach it through their mapping of the segment (or over UCX
+//! collectives' scratch areas (one of [`CHUNKS`] chunks per team slot and one for the active sets,
+//! after the words at [`SCRATCH_OFFSET`]). Peers reach it through their mapping of the segment (or over UCX
 //! at its offset in the segment).
 //!
 //! The heap segment's layout: `[control block | guard | user range]`. The user range (what
@@ -12,7 +12,7 @@
 //!
 //! Invariants: every word here only grows (epochs, counts) or is written by its owner PE alone
 //! (published values, posts), so nothing is ever reset and back-to-back collectives cannot be
-//! confused. A scratch buffer is written by its owner only, and only once every reader of what it
+//! confused. A scratch chunk is written by its owner only, and only once every reader of what it
 //! held before has acknowledged it (`Posts::acks`).
 
 use std::sync::atomic::AtomicU64;
@@ -81,8 +81,12 @@ pub const POSTS: usize = 64;
 /// Bytes of a contribution a post carries itself.
 pub const INLINE_BYTES: usize = 240;
 
-/// Scratch buffers per group for the contributions too large to be carried inline.
-pub const BIG: usize = 8;
+/// Bytes of one chunk of a group's scratch area: a contribution too large to be carried inline
+/// takes as many consecutive chunks as it needs, so that small ones can be many in flight.
+pub const CHUNK_BYTES: usize = 1024;
+
+/// Chunks in one group's scratch area (64 KiB).
+pub const CHUNKS: usize = 64;
 
 /// One post of a PE's contributions, on cache lines that readers poll and read.
 #[repr(C, align(64))]
@@ -97,7 +101,8 @@ pub struct Post {
 }
 
 /// A PE's side of the one-synchronization collectives of one group (a team slot, or the active
-/// sets): [`POSTS`] posts used in turn, and [`BIG`] scratch buffers for larger contributions.
+/// sets): [`POSTS`] posts used in turn, and a scratch area of [`CHUNKS`] chunks for larger
+/// contributions.
 #[repr(C)]
 pub struct Posts {
     pub post: [Post; POSTS],
@@ -106,12 +111,13 @@ pub struct Posts {
     /// `owed[p]`: how many reads of post `p` have been announced (owner only): the post is free
     /// again once `acks[p]` reaches it.
     pub owed: [AtomicU64; POSTS],
-    /// `big_post[j]`, `big_owed[j]`: the post that last used scratch buffer `j` and the count of
-    /// its acknowledgements that frees the buffer (owner only).
-    pub big_post: [AtomicU64; BIG],
-    pub big_owed: [AtomicU64; BIG],
-    /// The scratch buffer the next large contribution takes, modulo [`BIG`] (owner only).
-    pub big_next: AtomicU64,
+    /// `chunk_post[c]`, `chunk_owed[c]`: the post that last used scratch chunk `c` and the count
+    /// of its acknowledgements that frees the chunk (owner only).
+    pub chunk_post: [AtomicU64; CHUNKS],
+    pub chunk_owed: [AtomicU64; CHUNKS],
+    /// The chunk the next large contribution starts at, unless it does not fit before the end of
+    /// the area (then at chunk 0; owner only).
+    pub chunk_next: AtomicU64,
 }
 
 #[repr(C)]
@@ -144,22 +150,23 @@ pub const AGREE_WORDS: usize = 12;
 /// Bytes of one scratch buffer: the largest contribution a collective stages there.
 pub const SCRATCH_BYTES: usize = 8 * 1024;
 
-/// Where the scratch buffers start in the control block (after the words, page aligned): buffer `b`
+/// Where the scratch areas start in the control block (after the words, page aligned): chunk `c`
 /// of group `g` (a team slot, or [`TEAM_SLOTS`] for the active sets) at
-/// `SCRATCH_OFFSET + (BIG * g + b) * SCRATCH_BYTES`.
+/// `SCRATCH_OFFSET + (CHUNKS * g + c) * CHUNK_BYTES`.
 pub const SCRATCH_OFFSET: usize = std::mem::size_of::<Control>().next_multiple_of(4096);
 
-/// The end of the scratch buffers: the control block is free from here to [`CONTROL_SIZE`]
+/// The end of the scratch areas: the control block is free from here to [`CONTROL_SIZE`]
 /// (`collectives::node` keeps its words at the very end).
-pub const SCRATCH_END: usize = SCRATCH_OFFSET + (TEAM_SLOTS + 1) * BIG * SCRATCH_BYTES;
+pub const SCRATCH_END: usize = SCRATCH_OFFSET + (TEAM_SLOTS + 1) * CHUNKS * CHUNK_BYTES;
 
 const _: () = assert!(SCRATCH_END <= CONTROL_SIZE);
+const _: () = assert!(SCRATCH_BYTES <= CHUNKS * CHUNK_BYTES);
 
-/// The address of scratch buffer `b` of group `g` in the heap segment mapped at `base`.
+/// The address of scratch chunk `c` of group `g` in the heap segment mapped at `base`.
 #[inline(always)]
-pub fn scratch(base: usize, g: usize, b: usize) -> usize {
-    debug_assert!(g <= TEAM_SLOTS && b < BIG);
-    base + SCRATCH_OFFSET + (BIG * g + b) * SCRATCH_BYTES
+pub fn scratch(base: usize, g: usize, c: usize) -> usize {
+    debug_assert!(g <= TEAM_SLOTS && c < CHUNKS);
+    base + SCRATCH_OFFSET + (CHUNKS * g + c) * CHUNK_BYTES
 }
 
 /// The control block of the heap segment mapped at `base`.
