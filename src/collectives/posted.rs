@@ -31,6 +31,7 @@ use crate::transport::shm::control::{
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -177,14 +178,10 @@ impl<'c, 'w> Posting<'c, 'w> {
             len as u64
         } else {
             debug_assert!(len <= SCRATCH_BYTES);
-            // Consecutive chunks from the last contribution's end on, or from the area's start.
-            let n = len.div_ceil(CHUNK_BYTES);
-            let mut first = mine.chunk_next.load(Ordering::Relaxed) as usize % CHUNKS;
-            if first + n > CHUNKS {
-                first = 0;
-            }
-            mine.chunk_next.store((first + n) as u64, Ordering::Relaxed);
-            for c in first..first + n {
+            let chunks = chunks_for(mine.chunk_next.load(Ordering::Relaxed) as usize, len);
+            mine.chunk_next.store(chunks.end as u64, Ordering::Relaxed);
+            let first = chunks.start;
+            for c in chunks {
                 // The chunk's previous use: every read of the post that had it is done.
                 let (p, due) = (
                     mine.chunk_post[c].load(Ordering::Relaxed) as usize,
@@ -315,6 +312,18 @@ impl<'c, 'w> Posting<'c, 'w> {
     }
 }
 
+/// The scratch chunks a staged contribution of `len` bytes takes when the last one ended at chunk
+/// `next`: consecutive ones from there on, or from the area's start if they do not fit before its
+/// end.
+fn chunks_for(next: usize, len: usize) -> Range<usize> {
+    let n = len.div_ceil(CHUNK_BYTES);
+    let first = match next % CHUNKS {
+        at if at + n <= CHUNKS => at,
+        _ => 0,
+    };
+    first..first + n
+}
+
 /// What a wait for the readers of post `b` writes in a hang report.
 fn acks_awaited(out: &mut String, b: usize, acks: &AtomicU64, owed: u64) {
     let _ = write!(
@@ -322,4 +331,41 @@ fn acks_awaited(out: &mut String, b: usize, acks: &AtomicU64, owed: u64) {
         "waiting for the readers of post {b} to acknowledge: {} of {owed} reads done",
         acks.load(Ordering::Relaxed)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contributions_take_consecutive_chunks_and_wrap_whole() {
+        // One chunk for anything up to a chunk, more for more.
+        assert_eq!(chunks_for(0, INLINE_BYTES + 1), 0..1);
+        assert_eq!(chunks_for(5, CHUNK_BYTES), 5..6);
+        assert_eq!(chunks_for(5, CHUNK_BYTES + 1), 5..7);
+        assert_eq!(chunks_for(0, SCRATCH_BYTES), 0..SCRATCH_BYTES / CHUNK_BYTES);
+        // Up to the area's end, never across it.
+        assert_eq!(chunks_for(CHUNKS - 1, CHUNK_BYTES), CHUNKS - 1..CHUNKS);
+        assert_eq!(chunks_for(CHUNKS - 1, CHUNK_BYTES + 1), 0..2);
+        assert_eq!(chunks_for(CHUNKS - 8, SCRATCH_BYTES), CHUNKS - 8..CHUNKS);
+        assert_eq!(chunks_for(CHUNKS - 7, SCRATCH_BYTES), 0..8);
+        // The end of the area is its start.
+        assert_eq!(chunks_for(CHUNKS, CHUNK_BYTES), 0..1);
+        // Calls of one size in a row cycle through the whole area.
+        let mut next = 0;
+        let mut starts = Vec::new();
+        for _ in 0..CHUNKS {
+            let c = chunks_for(next, 3 * CHUNK_BYTES);
+            assert!(c.end <= CHUNKS);
+            starts.push(c.start);
+            next = c.end;
+        }
+        assert_eq!(starts[..3], [0, 3, 6]);
+        assert_eq!(
+            starts[CHUNKS / 3],
+            0,
+            "wraps after {} contributions",
+            CHUNKS / 3
+        );
+    }
 }
