@@ -54,7 +54,6 @@ pub fn team(w: &World, slot: usize, m: &Members) {
         return;
     }
     let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
-    w.epoch_high.fetch_max(epoch, Ordering::Relaxed);
     if w.cpu_atomics && m.size > 1 && wait::oversubscribed_node() {
         counter(w, slot, m, epoch);
         return;

@@ -232,11 +232,7 @@ impl<'a> Sig<'a> {
     /// Starts a call on group `g`: on a team, its next epoch.
     pub fn new(w: &'a World, call: &'static str, g: &Group) -> Sig<'a> {
         let epoch = match g.sync {
-            Sync::Team(slot) => {
-                let e = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
-                w.epoch_high.fetch_max(e, Ordering::Relaxed);
-                e
-            }
+            Sync::Team(slot) => handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1,
             Sync::ActiveSet => 0,
         };
         Sig {

@@ -43,8 +43,46 @@ const DIRECT: u64 = 1 << 63;
 const WHERE: u32 = 48;
 const LEN: u64 = (1 << WHERE) - 1;
 
-/// How many calls this PE has made on each active set, by `aset_key`.
+/// How many calls this PE has made on each active set: the first `ASET_SLOTS` sets the PE uses
+/// each claim an entry of this table (by `aset_key`, never 0; open addressing, entries never
+/// freed), so that a call counts itself with one atomic add; the sets beyond go to
+/// [`ASET_CALLS`].
+const ASET_SLOTS: usize = 64;
+static ASET_KEYS: [AtomicU64; ASET_SLOTS] = [const { AtomicU64::new(0) }; ASET_SLOTS];
+static ASET_COUNTS: [AtomicU64; ASET_SLOTS] = [const { AtomicU64::new(0) }; ASET_SLOTS];
+
+/// The active sets beyond the table's: how many calls this PE has made on each, by `aset_key`.
 static ASET_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
+
+/// Counts a call of this PE on the active set `key` and returns how many it has made on it, this
+/// one included.
+fn aset_call(key: u64) -> u64 {
+    debug_assert_ne!(key, 0);
+    let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+    for i in 0..ASET_SLOTS {
+        let s = (home + i) % ASET_SLOTS;
+        let mut held = ASET_KEYS[s].load(Ordering::Acquire);
+        if held == 0 {
+            held = match ASET_KEYS[s].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => key,
+                Err(other) => other,
+            };
+        }
+        // An entry once claimed keeps its key: a set found nowhere before an empty entry (or in
+        // a full table) was never given one.
+        if held == key {
+            return ASET_COUNTS[s].fetch_add(1, Ordering::Relaxed) + 1;
+        }
+    }
+    let mut calls = ASET_CALLS.lock().unwrap_or_else(|e| e.into_inner());
+    let n = calls
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_insert(0);
+    *n += 1;
+    *n
+}
 
 /// One call's posts: the tag, the buffer and where this member's own post is.
 pub struct Posting<'c, 'w> {
@@ -110,19 +148,13 @@ impl<'c, 'w> Posting<'c, 'w> {
         let (tag, seq, group) = match c.g.sync {
             Sync::Team(slot) => {
                 let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
-                c.w.epoch_high.fetch_max(epoch, Ordering::Relaxed);
                 (epoch, epoch, slot)
             }
             Sync::ActiveSet => {
                 let key = aset_key(c);
-                let mut calls = ASET_CALLS.lock().unwrap_or_else(|e| e.into_inner());
-                let n = calls
-                    .get_or_insert_with(HashMap::new)
-                    .entry(key)
-                    .or_insert(0);
-                *n += 1;
+                let n = aset_call(key);
                 // The count wraps after 2^30 calls on one set; a buffer holds one of the last POSTS.
-                ((*n & ((1 << 30) - 1)) << 34 | key, *n, TEAM_SLOTS)
+                ((n & ((1 << 30) - 1)) << 34 | key, n, TEAM_SLOTS)
             }
         };
         Some(Posting {
@@ -200,8 +232,8 @@ impl<'c, 'w> Posting<'c, 'w> {
         };
         mine.owed[b].store(owed, Ordering::Relaxed);
         mine.post[b].meta.store(meta, Ordering::Relaxed);
-        // The data and the length before the tag (a full fence: copies may be non-temporal).
-        shm::order();
+        // The data and the length before the tag (copies may be non-temporal).
+        shm::order_stores();
         mine.post[b].tag.store(self.tag, Ordering::Release);
     }
 
@@ -336,6 +368,29 @@ fn acks_awaited(out: &mut String, b: usize, acks: &AtomicU64, owed: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn active_set_calls_count_per_set_beyond_the_table() {
+        // Keys of this test only (start 9000 on, stride 1, size 3): other tests may count sets too.
+        let key = |start: u64| start << 20 | 3;
+        let sets: Vec<u64> = (9000..9000 + 2 * ASET_SLOTS as u64).map(key).collect();
+        for round in 1..=3u64 {
+            for &k in &sets {
+                assert_eq!(aset_call(k), round, "set {k:#x}");
+            }
+        }
+        // The first sets took entries of the table, the later ones the map.
+        assert!(
+            ASET_KEYS
+                .iter()
+                .any(|k| k.load(Ordering::Relaxed) == sets[0])
+        );
+        let map = ASET_CALLS.lock().unwrap();
+        assert_eq!(
+            map.as_ref().and_then(|m| m.get(sets.last().unwrap())),
+            Some(&3)
+        );
+    }
 
     #[test]
     fn contributions_take_consecutive_chunks_and_wrap_whole() {

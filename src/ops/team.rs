@@ -154,7 +154,7 @@ fn agree(
         },
     };
     c.publish(0, w.team_slots.load(Ordering::Relaxed));
-    c.publish(1, w.epoch_high.load(Ordering::Relaxed));
+    c.publish(1, handle::highest_epoch());
     c.enter();
     let mut used = 0u64;
     let mut high = 0u64;

@@ -255,6 +255,16 @@ pub fn team_at(slot: usize) -> &'static Team {
     &TEAMS[slot]
 }
 
+/// The highest barrier epoch any team slot of this PE has reached (a slot keeps its epoch when
+/// its team is destroyed, and a team opened in it starts above every slot's).
+pub fn highest_epoch() -> u64 {
+    TEAMS
+        .iter()
+        .map(|t| t.epoch.load(std::sync::atomic::Ordering::Relaxed))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The handle of the team in `slot`.
 pub fn team_handle(slot: usize) -> shmem_team_t {
     shmem_team_t(&TEAMS[slot] as *const Team as *mut rshmem_team)

@@ -439,7 +439,6 @@ pub(super) fn build(call: &'static str) -> World {
         segments: [heap_view, data_view],
         thread_level: AtomicI32::new(0),
         team_slots: AtomicU64::new(0b11),
-        epoch_high: AtomicU64::new(0),
         aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
         alloc_seq: AtomicU64::new(0),
         routes,

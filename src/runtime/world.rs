@@ -85,8 +85,6 @@ pub struct World {
     pub thread_level: AtomicI32,
     /// Team slots in use on this PE (bit `s` for slot `s`); the predefined teams hold 0 and 1.
     pub team_slots: AtomicU64,
-    /// The highest team barrier epoch this PE has used (see `runtime::team`).
-    pub epoch_high: AtomicU64,
     /// Active-set collectives: `aset_seen[p]` counts the signals from PE `p` this PE has consumed.
     pub aset_seen: Box<[AtomicU64]>,
     /// The number of collective allocation calls this PE has made.

@@ -86,6 +86,21 @@ pub fn order() {
     fence(Ordering::SeqCst);
 }
 
+/// Makes every earlier store of this PE visible before any later store, non-temporal ones included,
+/// without waiting for them as [`order`] does: before the store of a flag that says the data
+/// written before it is there. On x86 an `sfence` (ordinary stores are ordered among themselves
+/// already; `memcpy`'s non-temporal ones are not), elsewhere a release fence.
+#[inline(always)]
+pub fn order_stores() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: sfence has no operands and SSE is part of x86_64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    fence(Ordering::Release);
+}
+
 /// A word the CPU updates atomically in place: `u16` (point-to-point waits on `short` only), `u32`
 /// or `u64`. The atomic memory operations act on
 /// a peer's mapped copy of a symmetric word through these; every operation is sequentially
