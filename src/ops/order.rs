@@ -1,6 +1,7 @@
 //! Memory ordering (OpenSHMEM 1.6 §9.11): fence, quiet, pe_quiet. On the shared-memory route every
-//! operation has completed when it returns; what remains is making its stores visible in order,
-//! which a full memory fence does (and, harmlessly, for every context at once). Over the network
+//! operation has completed when it returns; what remains is making its stores visible in order:
+//! for quiet a full memory fence (later loads too wait for them), for fence a store fence (and,
+//! harmlessly, for every context at once). Over the network
 //! each context has a lane of its own (see `transport`): fence orders the lane's operations, quiet
 //! completes them at their targets; other contexts' operations are untouched.
 
@@ -40,7 +41,8 @@ pub fn fence(call: &'static str, ctx: shmem_ctx_t) {
         return;
     }
     let (w, _) = super::enter(call, ctx);
-    shm::order();
+    // Only stores need ordering (puts, AMOs, memory stores; AMOs are locked instructions).
+    shm::order_stores();
     remote::fence(w, call, ctx);
 }
 
