@@ -17,7 +17,7 @@
 #include <time.h>
 #include "clock.h"
 
-#define ROUNDS 3
+#define ROUNDS 5
 #define LIMIT 60.0
 #define FLOOR (0.3 / 3 / 2)
 
