@@ -3,8 +3,9 @@
 //! Every member that contributes data to a call posts it in its control block: small contributions
 //! are carried in the post itself or copied into consecutive chunks of the member's scratch area
 //! (then its source is free at once; a contribution of up to a chunk takes one, so that as many
-//! calls as there are posts can be in flight), larger ones are announced to be read from the member's own source
-//! (then the member waits, before it returns, until every reader has acknowledged). A post is
+//! calls as there are posts can be in flight), larger ones are announced to be read from the
+//! member's own source (then the member waits, before it returns, until every reader has
+//! acknowledged). A post is
 //! tagged with the call: on a team the epoch the call takes from the team (as a barrier would), on
 //! an active set the set and how many calls this PE has made on it; that count, modulo [`POSTS`],
 //! selects the post. Readers wait for the tag on the contributor's post, copy or combine, and add
