@@ -1,8 +1,8 @@
 //! The control block at the start of every PE's heap segment: the library's own symmetric words
 //! (team synchronization slots, the active-set counters, the allocation agreement record) and the
 //! collectives' scratch areas (one of [`CHUNKS`] chunks per team slot and one for the active sets,
-//! after the words at [`SCRATCH_OFFSET`]). Peers reach it through their mapping of the segment (or over UCX
-//! at its offset in the segment).
+//! after the words at [`SCRATCH_OFFSET`]). Peers reach it through their mapping of the segment (or
+//! over UCX at its offset in the segment).
 //!
 //! The heap segment's layout: `[control block | guard | user range]`. The user range (what
 //! `shmem_malloc` hands out, and the only part of the segment the "is symmetric" check accepts)
