@@ -8,6 +8,8 @@
  *   team_reduce_sum  shmem_long_sum_reduce
  *   team_fcollect    shmem_fcollectmem
  *   team_alltoall    shmem_alltoallmem
+ *
+ * -s SIZES measures those sizes only (multiples of 8 up to 1 MiB; with -q up to 64 KiB).
  */
 #include <shmem.h>
 #include "bench.h"
@@ -60,7 +62,11 @@ int main(int argc, char **argv) {
 
     bench_collective("team_sync", 0, npes, 0, &cfg, ns, op_sync, &c);
     size_t top = cfg.quick ? (size_t)64 << 10 : MAX_BYTES;
-    for (size_t sz = 8; sz <= top; sz *= cfg.quick ? 16 : 4) {
+    /* -s picks the sizes (multiples of 8, at most 1 MiB), as in coll.c; otherwise powers of 4
+       (quick: 16). */
+    for (size_t sz = cfg.nsizes ? bench_first_size(&cfg) : 8; sz && sz <= top;
+         sz = cfg.nsizes ? bench_next_size(&cfg, sz) : sz * (cfg.quick ? 16 : 4)) {
+        if (sz % 8) continue;
         c.bytes = sz;
         bench_collective("team_broadcast", sz, npes, 0, &cfg, ns, op_broadcast, &c);
         bench_collective("team_reduce_sum", sz, npes, 0, &cfg, ns, op_reduce, &c);
