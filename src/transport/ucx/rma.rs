@@ -166,7 +166,7 @@ impl RemoteKey {
     /// `src..src+len` must be readable.
     #[inline]
     pub unsafe fn put_if_mapped(&self, offset: usize, src: *const u8, len: usize) -> Result<bool> {
-        if self.mapped.is_null() {
+        if !self.completes_at_once() {
             return Ok(false);
         }
         // SAFETY: forwarded contract; a put to a mapped region is the copy, done on return.
