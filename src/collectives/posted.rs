@@ -28,7 +28,8 @@ use crate::runtime::handle;
 use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
 use crate::transport::shm::control::{
-    self, CHUNK_BYTES, CHUNKS, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS,
+    self, ACKS_PER_LINE, CHUNK_BYTES, CHUNKS, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES,
+    TEAM_SLOTS,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -197,11 +198,15 @@ impl<'c, 'w> Posting<'c, 'w> {
         let b = self.b;
         let owed = mine.owed[b].load(Ordering::Relaxed);
         // The previous use of this post: every read announced for it is done.
-        w.wait_until_as(
-            || mine.acks[b].0.load(Ordering::Acquire) >= owed,
-            |out| acks_awaited(out, b, &mine.acks[b].0, owed),
-        );
+        await_reads(w, mine, b, owed);
         let owed = owed + readers as u64;
+        // Announced before any chunk is looked at: a look may mark this post free only once its
+        // new readers have acknowledged.
+        mine.owed[b].store(owed, Ordering::Relaxed);
+        mine.free.store(
+            mine.free.load(Ordering::Relaxed) & !(1 << b),
+            Ordering::Relaxed,
+        );
         let meta = if !stage {
             self.direct = true;
             len as u64 | DIRECT
@@ -220,10 +225,10 @@ impl<'c, 'w> Posting<'c, 'w> {
                     mine.chunk_post[c].load(Ordering::Relaxed) as usize,
                     mine.chunk_owed[c].load(Ordering::Relaxed),
                 );
-                w.wait_until_as(
-                    || mine.acks[p].0.load(Ordering::Acquire) >= due,
-                    |out| acks_awaited(out, p, &mine.acks[p].0, due),
-                );
+                // If it was this post, that use was awaited above (`due` <= the old `owed`).
+                if p != b {
+                    await_reads(w, mine, p, due);
+                }
                 mine.chunk_post[c].store(b as u64, Ordering::Relaxed);
                 mine.chunk_owed[c].store(owed, Ordering::Relaxed);
             }
@@ -231,7 +236,6 @@ impl<'c, 'w> Posting<'c, 'w> {
             fill(self.mine as *mut u8);
             len as u64 | (first as u64 + 1) << WHERE
         };
-        mine.owed[b].store(owed, Ordering::Relaxed);
         mine.post[b].meta.store(meta, Ordering::Relaxed);
         // The data and the length before the tag (copies may be non-temporal).
         shm::order_stores();
@@ -325,9 +329,7 @@ impl<'c, 'w> Posting<'c, 'w> {
     /// Tells member `i` that this member has finished reading its post.
     pub fn ack(&self, i: usize) {
         let pe = self.c.g.members.world(i);
-        self.posts_of(pe).acks[self.b]
-            .0
-            .fetch_add(1, Ordering::Release);
+        self.posts_of(pe).acks.0[self.b].fetch_add(1, Ordering::Release);
     }
 
     /// Before returning: if this member's contribution was read from its source, waits until
@@ -337,9 +339,10 @@ impl<'c, 'w> Posting<'c, 'w> {
             let mine = self.posts_of(self.c.w.me);
             let b = self.b;
             let owed = mine.owed[b].load(Ordering::Relaxed);
+            let acks = &mine.acks.0[b];
             self.c.w.wait_until_as(
-                || mine.acks[b].0.load(Ordering::Acquire) >= owed,
-                |out| acks_awaited(out, b, &mine.acks[b].0, owed),
+                || acks.load(Ordering::Acquire) >= owed,
+                |out| acks_awaited(out, b, acks, owed),
             );
         }
     }
@@ -355,6 +358,36 @@ fn chunks_for(next: usize, len: usize) -> Range<usize> {
         _ => 0,
     };
     first..first + n
+}
+
+/// Waits until the reads of this PE's post `p` announced up to `due` (at most its `owed`) are all
+/// acknowledged.
+///
+/// A post found free stays free until its owner uses it again, so `Posts::free` remembers it, and
+/// a look at one post's count looks at the other counts on its cache line too. An owner posting
+/// call after call (a broadcast root) so reads that line once per [`ACKS_PER_LINE`] calls, and a
+/// reader acknowledging them keeps it meanwhile. When the counts were one per line, the owner's
+/// read on every call moved the line away from the reader before each acknowledgement.
+fn await_reads(w: &World, mine: &Posts, p: usize, due: u64) {
+    let known = mine.free.load(Ordering::Relaxed);
+    if known & 1 << p != 0 {
+        return;
+    }
+    let line = p - p % ACKS_PER_LINE;
+    let found = (line..line + ACKS_PER_LINE).fold(known, |found, q| {
+        // Acquire: the reads acknowledged come before whatever this PE writes into the post next.
+        if mine.acks.0[q].load(Ordering::Acquire) >= mine.owed[q].load(Ordering::Relaxed) {
+            found | 1 << q
+        } else {
+            found
+        }
+    });
+    mine.free.store(found, Ordering::Relaxed);
+    let acks = &mine.acks.0[p];
+    w.wait_until_as(
+        || acks.load(Ordering::Acquire) >= due,
+        |out| acks_awaited(out, p, acks, due),
+    );
 }
 
 /// What a wait for the readers of post `b` writes in a hang report.

@@ -88,6 +88,17 @@ pub const CHUNK_BYTES: usize = 1024;
 /// Chunks in one group's scratch area (64 KiB).
 pub const CHUNKS: usize = 64;
 
+/// The acknowledgement counts of a group's posts, [`ACKS_PER_LINE`] to a cache line: a reader
+/// acknowledging consecutive calls keeps writing one line, which the owner reads once for all of
+/// them (the counts of different posts need no line each, as only the owner waits on them).
+#[repr(C, align(64))]
+pub struct Acks(pub [AtomicU64; POSTS]);
+
+/// Acknowledgement counts on one cache line of [`Acks`].
+pub const ACKS_PER_LINE: usize = 64 / std::mem::size_of::<AtomicU64>();
+
+const _: () = assert!(POSTS <= 64 && POSTS.is_multiple_of(ACKS_PER_LINE));
+
 /// One post of a PE's contributions, on cache lines that readers poll and read.
 #[repr(C, align(64))]
 pub struct Post {
@@ -106,11 +117,14 @@ pub struct Post {
 #[repr(C)]
 pub struct Posts {
     pub post: [Post; POSTS],
-    /// `acks[p]`: how many reads of post `p` readers have finished (each adds 1), over every use.
-    pub acks: [Padded; POSTS],
+    /// `acks.0[p]`: how many reads of post `p` readers have finished (each adds 1), over every use.
+    pub acks: Acks,
     /// `owed[p]`: how many reads of post `p` have been announced (owner only): the post is free
     /// again once `acks[p]` reaches it.
     pub owed: [AtomicU64; POSTS],
+    /// Bit `p`: post `p` was found free (every read announced for it acknowledged) since its last
+    /// use (owner only; see `collectives::posted`).
+    pub free: AtomicU64,
     /// `chunk_post[c]`, `chunk_owed[c]`: the post that last used scratch chunk `c` and the count
     /// of its acknowledgements that frees the chunk (owner only).
     pub chunk_post: [AtomicU64; CHUNKS],
