@@ -53,7 +53,7 @@ pub fn team(w: &World, slot: usize, m: &Members) {
     if super::node::barrier(w, CALL, &g) {
         return;
     }
-    let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
+    let epoch = super::next_call(&handle::team_at(slot).epoch);
     if w.cpu_atomics && m.size > 1 && wait::oversubscribed_node() {
         counter(w, slot, m, epoch);
         return;

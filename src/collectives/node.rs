@@ -232,7 +232,7 @@ impl<'a> Sig<'a> {
     /// Starts a call on group `g`: on a team, its next epoch.
     pub fn new(w: &'a World, call: &'static str, g: &Group) -> Sig<'a> {
         let epoch = match g.sync {
-            Sync::Team(slot) => handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1,
+            Sync::Team(slot) => super::next_call(&handle::team_at(slot).epoch),
             Sync::ActiveSet => 0,
         };
         Sig {

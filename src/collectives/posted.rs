@@ -74,7 +74,7 @@ fn aset_call(key: u64) -> u64 {
         // An entry once claimed keeps its key: a set found nowhere before an empty entry (or in
         // a full table) was never given one.
         if held == key {
-            return ASET_COUNTS[s].fetch_add(1, Ordering::Relaxed) + 1;
+            return super::next_call(&ASET_COUNTS[s]);
         }
     }
     let mut calls = ASET_CALLS.lock().unwrap_or_else(|e| e.into_inner());
@@ -149,7 +149,7 @@ impl<'c, 'w> Posting<'c, 'w> {
         }
         let (tag, seq, group) = match c.g.sync {
             Sync::Team(slot) => {
-                let epoch = handle::team_at(slot).epoch.fetch_add(1, Ordering::Relaxed) + 1;
+                let epoch = super::next_call(&handle::team_at(slot).epoch);
                 (epoch, epoch, slot)
             }
             Sync::ActiveSet => {
@@ -256,18 +256,43 @@ impl<'c, 'w> Posting<'c, 'w> {
         members: impl Iterator<Item = usize>,
         mut f: impl FnMut(usize, Contribution),
     ) {
-        let mut pending: Vec<usize> = members.collect();
-        while let Some(&first) = pending.first() {
-            let before = pending.len();
-            pending.retain(|&i| {
-                if !self.ready(i) {
-                    return true;
+        // The members still to read, on the stack for groups of up to `ON_STACK + 1` (a call
+        // this short should not allocate).
+        const ON_STACK: usize = 64;
+        let mut stack = [0usize; ON_STACK];
+        let mut heap = Vec::new();
+        let all: &mut [usize] = match members.size_hint() {
+            (_, Some(most)) if most <= ON_STACK => {
+                let mut len = 0;
+                for i in members {
+                    stack[len] = i;
+                    len += 1;
                 }
-                f(i, self.contribution(i));
-                self.ack(i);
-                false
-            });
-            if pending.len() == before {
+                &mut stack[..len]
+            }
+            _ => {
+                heap.extend(members);
+                &mut heap[..]
+            }
+        };
+        let mut left = all.len();
+        while left > 0 {
+            let first = all[0];
+            let mut kept = 0;
+            for k in 0..left {
+                let i = all[k];
+                if self.ready(i) {
+                    f(i, self.contribution(i));
+                    self.ack(i);
+                } else {
+                    all[kept] = i;
+                    kept += 1;
+                }
+            }
+            let before = left;
+            left = kept;
+            let pending = &all[..left];
+            if left == before {
                 let pe = self.c.g.members.world(first);
                 departure::wait_for(
                     self.c.w,
