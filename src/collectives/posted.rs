@@ -394,9 +394,23 @@ fn chunks_for(next: usize, len: usize) -> Range<usize> {
 /// reader acknowledging them keeps it meanwhile. When the counts were one per line, the owner's
 /// read on every call moved the line away from the reader before each acknowledgement.
 fn await_reads(w: &World, mine: &Posts, p: usize, due: u64) {
+    if found_free(mine, p) {
+        return;
+    }
+    let acks = &mine.acks.0[p];
+    w.wait_until_as(
+        || acks.load(Ordering::Acquire) >= due,
+        |out| acks_awaited(out, p, acks, due),
+    );
+}
+
+/// Whether this PE's post `p` is free (every read announced for it acknowledged): known from
+/// `Posts::free`, or found by a look at the counts on its line, which marks every post found free
+/// there.
+fn found_free(mine: &Posts, p: usize) -> bool {
     let known = mine.free.load(Ordering::Relaxed);
     if known & 1 << p != 0 {
-        return;
+        return true;
     }
     let line = p - p % ACKS_PER_LINE;
     let found = (line..line + ACKS_PER_LINE).fold(known, |found, q| {
@@ -408,11 +422,7 @@ fn await_reads(w: &World, mine: &Posts, p: usize, due: u64) {
         }
     });
     mine.free.store(found, Ordering::Relaxed);
-    let acks = &mine.acks.0[p];
-    w.wait_until_as(
-        || acks.load(Ordering::Acquire) >= due,
-        |out| acks_awaited(out, p, acks, due),
-    );
+    found & 1 << p != 0
 }
 
 /// What a wait for the readers of post `b` writes in a hang report.
@@ -449,6 +459,38 @@ mod tests {
             map.as_ref().and_then(|m| m.get(sets.last().unwrap())),
             Some(&3)
         );
+    }
+
+    #[test]
+    fn a_look_marks_the_free_posts_of_its_line_and_only_those() {
+        // SAFETY: `Posts` is all atomics, for which zero is a valid value.
+        let posts: Box<Posts> = unsafe { Box::new_zeroed().assume_init() };
+        let set = |a: &AtomicU64, v| a.store(v, Ordering::Relaxed);
+        // Posts 8..16 (the second line): 9 and 11 still have a read to come, 12 has all three.
+        for q in 8..16 {
+            set(&posts.owed[q], 2);
+            set(&posts.acks.0[q], 2);
+        }
+        set(&posts.acks.0[9], 1);
+        set(&posts.owed[11], 5);
+        set(&posts.acks.0[11], 4);
+        set(&posts.owed[12], 3);
+        set(&posts.acks.0[12], 3);
+        // A post of the first line with a read to come: not looked at by a look at the second.
+        set(&posts.owed[0], 1);
+        assert!(!found_free(&posts, 9));
+        let free = posts.free.load(Ordering::Relaxed);
+        assert_eq!(free & 0xff00, 0xff00 & !(1 << 9 | 1 << 11), "{free:#x}");
+        assert_eq!(free & 0xff, 0, "{free:#x}");
+        // Known free now, even if the count went back (it never does; this shows no look).
+        set(&posts.acks.0[12], 0);
+        assert!(found_free(&posts, 12));
+        // Post 9's last read arrives: the next look finds it.
+        set(&posts.acks.0[9], 2);
+        assert!(found_free(&posts, 9));
+        // Post 0's look: its line only; 0 still owed.
+        assert!(!found_free(&posts, 0));
+        assert_eq!(posts.free.load(Ordering::Relaxed) & 0xff, 0xfe);
     }
 
     #[test]
