@@ -19,7 +19,8 @@
 //! block mapped here, which holds on every member alike); a post's tag is stored last, with
 //! release, after its data and its place; a post (and its scratch chunks) holds one call's
 //! contribution until every announced reader has acknowledged it, so a reader that sees its tag
-//! reads that call's data.
+//! reads that call's data; a post's bit in `Posts::free` is set only while every read announced
+//! for it is acknowledged (the owner clears it as it announces new reads, before any look).
 
 use super::Sync;
 use super::call::Coll;
