@@ -42,6 +42,7 @@ struct bench_cfg {
     size_t max_size;    /* largest message size */
     int size_step;      /* multiply the size by this between points */
     int nsizes;         /* > 0: the sizes come from -s, in sizes[] */
+    int use_data;       /* -w (coll.c, team.c): each call's source written before, dest read after */
     size_t sizes[BENCH_MAX_SIZES];
 };
 
@@ -52,7 +53,7 @@ static inline double bench_now_ns(void) {
 }
 
 static inline void bench_usage(const char *prog, const char *why) {
-    fprintf(stderr, "%s: %s\nusage: %s [-q] [-t US] [-b N] [-s SIZE,SIZE,...]\n", prog, why, prog);
+    fprintf(stderr, "%s: %s\nusage: %s [-q] [-w] [-t US] [-b N] [-s SIZE,SIZE,...]\n", prog, why, prog);
     exit(2);
 }
 
@@ -66,6 +67,10 @@ static inline struct bench_cfg bench_parse(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "-q") == 0) {
             c.quick = 1;
+            continue;
+        }
+        if (strcmp(a, "-w") == 0) {
+            c.use_data = 1;
             continue;
         }
         if (strcmp(a, "-t") != 0 && strcmp(a, "-b") != 0 && strcmp(a, "-s") != 0)
@@ -178,6 +183,22 @@ static inline void bench_measure(bench_op op, void *arg, const struct bench_cfg 
         for (long i = 0; i < k; i++) op(arg);
         ns[b] = (bench_now_ns() - t0) / (double)k;
     }
+}
+
+/* -w in the collective programs: a program writes what it sends and reads what it receives. The
+ * source rewritten before every call is in the writer's cache, not in a reader's that kept it from
+ * the call before; the destination read after the call is then in the reader's cache, not the
+ * writer's. Without -w the same bytes stay put from call to call, which favours whichever
+ * algorithm finds them where it left them. */
+static volatile unsigned long bench_sink;
+static inline void bench_write(void *p, size_t n, long call) {
+    memset(p, (int)(call & 0x7f) + 1, n);
+}
+static inline void bench_read(const void *p, size_t n) {
+    const unsigned long *w = p;
+    unsigned long sum = 0;
+    for (size_t k = 0; k < n / sizeof *w; k++) sum += w[k];
+    bench_sink += sum;
 }
 
 #ifdef SHMEM_MAJOR_VERSION /* the OpenSHMEM programs (limits.c is plain C) */
