@@ -191,13 +191,25 @@ static inline void bench_measure(bench_op op, void *arg, const struct bench_cfg 
  * writer's. Without -w the same bytes stay put from call to call, which favours whichever
  * algorithm finds them where it left them. */
 static volatile unsigned long bench_sink;
-static inline void bench_write(void *p, size_t n, long call) {
-    memset(p, (int)(call & 0x7f) + 1, n);
+
+/* The buffers of a collective program (coll.c, team.c): `bytes` per PE, `use_data` from -w. */
+struct bench_coll {
+    int npes, me, use_data;
+    size_t bytes;
+    void *src, *dst;
+};
+
+/* With -w: `out` bytes of the source written before call `i` (the byte value changes per call). */
+static inline void bench_coll_before(struct bench_coll *c, size_t out, long i) {
+    if (c->use_data && out) memset(c->src, (int)(i & 0x7f) + 1, out);
 }
-static inline void bench_read(const void *p, size_t n) {
-    const unsigned long *w = p;
+
+/* With -w: `in` bytes of the destination read after the call. */
+static inline void bench_coll_after(struct bench_coll *c, size_t in) {
+    if (!c->use_data) return;
+    const unsigned long *w = c->dst;
     unsigned long sum = 0;
-    for (size_t k = 0; k < n / sizeof *w; k++) sum += w[k];
+    for (size_t k = 0; k < in / sizeof *w; k++) sum += w[k];
     bench_sink += sum;
 }
 

@@ -12,7 +12,7 @@
  * Consecutive calls alternate between two pSync arrays, as the spec allows without a barrier.
  * -s SIZES measures those sizes only (multiples of 8 up to 1 MiB; with -q up to 64 KiB).
  * -w: each call also writes its source first (the root's, for broadcast) and reads what it
- * received after, as a program would (bench.h, bench_write); the figures keep their names.
+ * received after, as a program would (bench.h, bench_coll_before); the figures keep their names.
  * team.c measures the same with the team-based routines of OpenSHMEM 1.5.
  */
 #include <shmem.h>
@@ -25,48 +25,35 @@
 static long psync[2][PSYNC_LEN];
 static long pwrk[MAX_BYTES / sizeof(long) / 2 + 64];
 
-struct coll {
-    int npes, me, use_data;
-    size_t bytes;
-    void *src, *dst;
-};
-
-/* With -w: `out` bytes of the source written before the call, `in` bytes of dest read after. */
-static void before(struct coll *c, size_t out, long i) {
-    if (c->use_data && out) bench_write(c->src, out, i);
-}
-static void after(struct coll *c, size_t in) {
-    if (c->use_data) bench_read(c->dst, in);
-}
 
 static void op_barrier(void *a, long i) {
-    struct coll *c = a;
+    struct bench_coll *c = a;
     shmem_barrier(0, 0, c->npes, psync[i & 1]);
 }
 static void op_broadcast(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->me == 0 ? c->bytes : 0, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->me == 0 ? c->bytes : 0, i);
     shmem_broadcast64(c->dst, c->src, c->bytes / 8, 0, 0, 0, c->npes, psync[i & 1]);
-    after(c, c->me == 0 ? 0 : c->bytes); /* the root's dest is not written */
+    bench_coll_after(c, c->me == 0 ? 0 : c->bytes); /* the root's dest is not written */
 }
 static void op_reduce(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
     shmem_long_sum_to_all(c->dst, c->src, (int)(c->bytes / sizeof(long)), 0, 0, c->npes, pwrk,
                           psync[i & 1]);
-    after(c, c->bytes);
+    bench_coll_after(c, c->bytes);
 }
 static void op_fcollect(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
     shmem_fcollect64(c->dst, c->src, c->bytes / 8, 0, 0, c->npes, psync[i & 1]);
-    after(c, c->bytes * (size_t)c->npes);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
 static void op_alltoall(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes * (size_t)c->npes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes * (size_t)c->npes, i);
     shmem_alltoall64(c->dst, c->src, c->bytes / 8, 0, 0, c->npes, psync[i & 1]);
-    after(c, c->bytes * (size_t)c->npes);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
 
 int main(int argc, char **argv) {
@@ -80,7 +67,7 @@ int main(int argc, char **argv) {
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < PSYNC_LEN; i++) psync[s][i] = SHMEM_SYNC_VALUE;
     size_t room = MAX_BYTES * (size_t)npes;
-    struct coll c = {npes, shmem_my_pe(), cfg.use_data, 0, shmem_malloc(room), shmem_malloc(room)};
+    struct bench_coll c = {npes, shmem_my_pe(), cfg.use_data, 0, shmem_malloc(room), shmem_malloc(room)};
     if (!c.src || !c.dst) {
         fprintf(stderr, "coll: shmem_malloc of %zu bytes failed\n", room);
         shmem_global_exit(1);

@@ -17,47 +17,34 @@
 
 #define MAX_BYTES ((size_t)1 << 20)
 
-struct coll {
-    int npes, me, use_data;
-    size_t bytes;
-    void *src, *dst;
-};
-
-/* With -w: `out` bytes of the source written before the call, `in` bytes of dest read after. */
-static void before(struct coll *c, size_t out, long i) {
-    if (c->use_data && out) bench_write(c->src, out, i);
-}
-static void after(struct coll *c, size_t in) {
-    if (c->use_data) bench_read(c->dst, in);
-}
 
 static void op_sync(void *a, long i) {
     (void)a, (void)i;
     shmem_team_sync(SHMEM_TEAM_WORLD);
 }
 static void op_broadcast(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->me == 0 ? c->bytes : 0, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->me == 0 ? c->bytes : 0, i);
     shmem_broadcastmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes, 0);
-    after(c, c->me == 0 ? 0 : c->bytes);
+    bench_coll_after(c, c->me == 0 ? 0 : c->bytes);
 }
 static void op_reduce(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes / sizeof(long));
-    after(c, c->bytes);
+    bench_coll_after(c, c->bytes);
 }
 static void op_fcollect(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
     shmem_fcollectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
-    after(c, c->bytes * (size_t)c->npes);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
 static void op_alltoall(void *a, long i) {
-    struct coll *c = a;
-    before(c, c->bytes * (size_t)c->npes, i);
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes * (size_t)c->npes, i);
     shmem_alltoallmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
-    after(c, c->bytes * (size_t)c->npes);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
 
 int main(int argc, char **argv) {
@@ -65,7 +52,7 @@ int main(int argc, char **argv) {
     shmem_init();
     int npes = shmem_n_pes();
     size_t room = MAX_BYTES * (size_t)npes;
-    struct coll c = {npes, shmem_my_pe(), cfg.use_data, 0, shmem_malloc(room), shmem_malloc(room)};
+    struct bench_coll c = {npes, shmem_my_pe(), cfg.use_data, 0, shmem_malloc(room), shmem_malloc(room)};
     if (!c.src || !c.dst) {
         fprintf(stderr, "team: shmem_malloc of %zu bytes failed\n", room);
         shmem_global_exit(1);
