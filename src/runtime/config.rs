@@ -98,7 +98,7 @@ config_table! {
         "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
         "node-aware barrier, broadcast, reductions, fcollect, collect and scans for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
-    progress_delay: Duration = Duration::from_micros(750), "PROGRESS_DELAY", parse_micros,
+    progress_delay: Duration = Duration::from_micros(5000), "PROGRESS_DELAY", parse_micros,
         "microseconds: within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
@@ -395,7 +395,7 @@ mod tests {
         let (config, _) = Config::parse(&env).unwrap();
         assert_eq!(config.progress_delay, Duration::from_micros(2500));
         let (config, _) = Config::parse(&|_| None).unwrap();
-        assert_eq!(config.progress_delay, Duration::from_micros(750));
+        assert_eq!(config.progress_delay, Duration::from_micros(5000));
     }
 
     #[test]

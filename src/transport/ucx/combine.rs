@@ -15,7 +15,7 @@
 //! quiets, reads (a get or a fetching atomic, which must see the lane's puts) or makes a blocking
 //! put; when a wait in the library begins (the default lane's, `Network::serve`); and, for a PE
 //! that goes on computing outside the library, by the progress thread within its `handback`
-//! (0.75 ms by default) of the run's first put ([`super::Server::remind`]). So a run is never
+//! (5 ms by default) of the run's first put ([`super::Server::remind`]). So a run is never
 //! held for longer than that while its PE stays out of the library, and a program that quiets
 //! sees its puts complete as before: a run is an ordinary put of the lane, flushed by the quiet.
 //!

@@ -27,8 +27,8 @@
 //! the scheduler then moves threads around. With a look every 0.5 ms, the 2-PE round trips over
 //! TCP were 10-20% slower than with none. So it sleeps on an [`Alarm`] that the end of a turn sets
 //! to ring `handback` later. A PE going in and out of the library keeps pushing the ring back and
-//! the thread never wakes; it rings only once the PE has been out for a while (0.25 to 0.75
-//! ms by default, `SHMEM_PROGRESS_DELAY`), or once during a long wait.
+//! the thread never wakes; it rings only once the PE has been out for a while (1.7 to 5 ms by
+//! default, `SHMEM_PROGRESS_DELAY`), or once during a long wait.
 //!
 //! Invariants:
 //! - The worker is in `UCS_THREAD_MODE_MULTI` (the owner's threads and the progress thread may
@@ -58,7 +58,7 @@ use ucx_sys::UCS_ERR_IO_ERROR;
 static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
 
 /// `handback` in microseconds ([`configure`], `SHMEM_PROGRESS_DELAY`).
-static HANDBACK_US: AtomicU64 = AtomicU64::new(750);
+static HANDBACK_US: AtomicU64 = AtomicU64::new(5000);
 
 /// Says whether this node's PEs outnumber its cores, and the `handback` of the progress thread;
 /// servers made afterwards follow them.
@@ -108,15 +108,20 @@ const CONTENDED_FOR: Duration = Duration::from_millis(20);
 /// The two times of an [`Alarm`] (the other items' docs name them too):
 /// - `handback`: at most how long after the end of the last turn the progress thread takes the
 ///   worker back (after at least `handback - rearm` with no turn on); `SHMEM_PROGRESS_DELAY`,
-///   0.75 ms by default;
+///   5 ms by default;
 /// - `rearm`, two thirds of it: the end of a turn sets the alarm again only if it was set this
 ///   long ago or more, one system call per `rearm` of a PE going in and out of the library, not
 ///   one per exit.
 ///
-/// Setting a timer this near costs about 2-3 us here (a virtual machine). With `rearm` between
-/// 0.5 and 2 ms the 2-PE round trips over TCP differed by a few percent at most, with 0.25 ms they
-/// were 3-10% slower. The first get from a PE that began computing after a barrier took 0.85 ms
-/// with the default, 1.4 ms with 1.25 ms, 2.6 ms with 2.5 ms.
+/// Why 5 ms: the PE's own thread sets the alarm, in the middle of whatever it does, and what that
+/// costs depends on how near the ring is. A ring due before the kernel's next timer tick (every 4
+/// ms on this project's machines, as on Debian's kernels) reprograms the timer hardware, which on
+/// these virtual machines took 10-50 us (a mean of 17 us for a ring 0.75 ms ahead, set every 0.5
+/// ms), against 1.5-2.5 us for a ring 5 ms ahead. With the former default, 0.75 ms, one barrier or
+/// round trip in 25-40 paid it: over TCP at 2 PEs their p99 was twice OSHMEM's and their mean 4-8%
+/// above it; with 5 ms both are OSHMEM's (bench/README.md). The price: a PE that begins computing
+/// is answered by its progress thread after 5 ms instead of 0.8 (a peer's first get), which
+/// OSHMEM, with no progress thread, never does.
 #[derive(Clone, Copy)]
 struct Delays {
     handback: Duration,
