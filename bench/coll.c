@@ -25,7 +25,6 @@
 static long psync[2][PSYNC_LEN];
 static long pwrk[MAX_BYTES / sizeof(long) / 2 + 64];
 
-
 static void op_barrier(void *a, long i) {
     struct bench_coll *c = a;
     shmem_barrier(0, 0, c->npes, psync[i & 1]);

@@ -17,7 +17,6 @@
 
 #define MAX_BYTES ((size_t)1 << 20)
 
-
 static void op_sync(void *a, long i) {
     (void)a, (void)i;
     shmem_team_sync(SHMEM_TEAM_WORLD);
