@@ -426,11 +426,17 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     if let Some(mut p) = posting(c, total, source) {
         check_source(c, source.cast(), total);
         let stage = staged(total) && !in_place(c, nbytes, source as usize, total);
-        // SAFETY: the scratch buffer holds `total` when staged.
+        // Staged, the post keeps the layout of the source; block `me`, which nobody else reads,
+        // is left out of it (a quarter of the copy at 4 PEs).
+        let (src, after) = (source as usize, (me + 1) * nbytes);
         p.post(
             total,
             stage,
-            |s| unsafe { copy(s as usize, source as usize, total) },
+            // SAFETY: the scratch buffer holds `total` when staged.
+            |s| unsafe {
+                copy(s as usize, src, me * nbytes);
+                copy(s as usize + after, src + after, total - after);
+            },
             n - 1,
         );
         // SAFETY: block `me` of our source into block `me` of our destination.
@@ -480,7 +486,8 @@ pub unsafe fn alltoalls<T: Copy>(
     } else {
         0
     };
-    // Staged, the post holds the elements packed: block `d` (for member d) is `nelems` elements.
+    // Staged, the post holds the elements packed: block `d` (for member d) is `nelems` elements;
+    // block `me` is left out, as in `alltoall`.
     let packed = n * nelems * sz;
     let p = if staged(packed) {
         Posting::begin(c)
@@ -494,9 +501,19 @@ pub unsafe fn alltoalls<T: Copy>(
             if stage { packed } else { span },
             stage,
             |s| {
+                let (s, after) = (s.cast::<T>(), (me + 1) * nelems);
                 // SAFETY: the scratch buffer holds `n * nelems` elements; every element read lies
                 // in the checked source span.
-                unsafe { shm::copy_strided(s.cast::<T>(), 1, source, sst as isize, n * nelems) }
+                unsafe {
+                    shm::copy_strided(s, 1, source, sst as isize, me * nelems);
+                    shm::copy_strided(
+                        s.wrapping_add(after),
+                        1,
+                        source.wrapping_add(after * sst),
+                        sst as isize,
+                        (n - me - 1) * nelems,
+                    );
+                }
             },
             n - 1,
         );
