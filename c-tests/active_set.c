@@ -1,10 +1,10 @@
 // pes: 1 2 3 4 5 8
 // timeout: 120
-// The deprecated active-set collectives: shmem_barrier, the four-argument shmem_sync,
-// broadcast32/64 (the root's dest untouched), collect32/64, fcollect32/64, alltoall32/64 and
-// alltoalls32/64 on the whole world and on the PEs of even number (logPE_stride 1), with pSync
-// arrays reused back to back as the spec allows after a barrier; results checked against the PE
-// numbers.
+// The deprecated active-set collectives: shmem_barrier (also back to back), the four-argument
+// shmem_sync, broadcast32/64 (the root's dest untouched), collect32/64, fcollect32/64,
+// alltoall32/64 and alltoalls32/64 on the whole world and on the PEs of even number (logPE_stride
+// 1), with pSync arrays reused back to back as the spec allows after a barrier; results checked
+// against the PE numbers.
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +18,8 @@ static long psync[SHMEM_SYNC_SIZE];
 static long psync2[SHMEM_BARRIER_SYNC_SIZE];
 static uint64_t src[MAXPE * N * 3], dst[MAXPE * N * 3];
 static int counter;
+enum { STEPS = 300 };
+static int slot[MAXPE];
 
 static uint64_t val(int i, int j, int k) { return (uint64_t)(i * 10000 + j * 100 + k + 1); }
 
@@ -65,6 +67,7 @@ SIZED(64, uint64_t)
 
 static void run(int start, int log, int size)
 {
+    int i = (me - start) >> log;
     /* Barrier: every PE of the set increments PE start's counter before it, all see the total
      * after it. */
     for (int round = 1; round <= 3; round++) {
@@ -74,6 +77,17 @@ static void run(int start, int log, int size)
         CHECK(got >= round * size, "barrier (%d,%d,%d) round %d: counter %d", start, log, size,
               round, got);
         shmem_sync(start, log, size, psync2);
+    }
+    /* Back-to-back barriers: in step t every PE of the set puts t into its slot on every member;
+     * after the barrier every member's slot holds at least t (a PE already in step t + 1 may
+     * have put t + 1). */
+    for (int t = 1; t <= STEPS; t++) {
+        for (int r = 0; r < size; r++)
+            shmem_int_p(&slot[i], t, start + (r << log));
+        shmem_barrier(start, log, size, psync2);
+        for (int r = 0; r < size; r++)
+            CHECK(slot[r] >= t && slot[r] <= t + 1, "barrier (%d,%d,%d) step %d: slot %d holds %d",
+                  start, log, size, t, r, slot[r]);
     }
     sized32(start, log, size);
     sized64(start, log, size);
