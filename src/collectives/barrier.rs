@@ -26,10 +26,9 @@
 //! counter), neither of which waits for a reply. The wait is always on this PE's own control
 //! block.
 
-use super::call::Coll;
 pub use super::node::{signal, wait_signal};
 use super::posted::Posting;
-use super::{Group, Sync};
+use super::{Coll, Group, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle::{self, WORLD_SLOT};
 use crate::runtime::team::Members;

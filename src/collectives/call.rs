@@ -1,26 +1,18 @@
-//! One collective call ([`Coll`]): the world, the C name for messages and the group, with what
-//! the algorithms need of it: the two barriers that frame a call off the posted path, the values
-//! members publish before the first, and a readable view of a member's symmetric bytes (mapped,
-//! or fetched over the network). Shared by the flat, posted and split algorithms, which import it
-//! and not each other's internals.
+//! What the algorithms need of one collective call ([`Coll`]): the two barriers that frame a call
+//! off the posted path, the values members publish before the first, and a readable view of a
+//! member's symmetric bytes (mapped, or fetched over the network). Shared by the flat and split
+//! algorithms, which import it and not each other's internals.
 
-use super::{Group, Sync, barrier};
+use super::{Coll, Sync, barrier};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
-use crate::runtime::world::{Seg, Target, World};
+use crate::runtime::world::{Seg, Target};
 use crate::transport::shm;
 use crate::transport::shm::control::Control;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
 pub type Combine<T> = unsafe fn(acc: *mut T, x: *const T, n: usize);
-
-/// One collective call: the world, the C name for messages and the group.
-pub struct Coll<'a> {
-    pub w: &'a World,
-    pub call: &'static str,
-    pub g: Group,
-}
 
 impl Coll<'_> {
     pub(super) fn me(&self) -> usize {

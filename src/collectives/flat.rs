@@ -15,9 +15,9 @@
 //! that source, the result is built aside and stored once nobody reads the source any more. Every
 //! member combines the inputs in member order, so floating-point results are the same everywhere.
 
-use super::call::{Coll, Combine, overlap};
+use super::call::{Combine, overlap};
 use super::posted::{self, Posting};
-use super::{Sync, barrier, split};
+use super::{Coll, Sync, barrier, split};
 use crate::runtime::handle;
 use crate::runtime::wait;
 use crate::runtime::world::Target;

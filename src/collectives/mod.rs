@@ -31,9 +31,10 @@ pub mod ring;
 pub mod split;
 pub mod tree;
 
-pub use call::{Coll, Combine};
+pub use call::Combine;
 
 use crate::runtime::team::Members;
+use crate::runtime::world::World;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Adds one to a count of this PE's calls on one group (a team's epoch, an active set's calls) and
@@ -65,4 +66,13 @@ pub enum Sync {
 pub struct Group {
     pub members: Members,
     pub sync: Sync,
+}
+
+/// One collective call: the world, the C name for messages and the group. Its methods, what the
+/// algorithms need of a call, are in [`call`]; the posted path and the barriers use its fields
+/// alone.
+pub struct Coll<'a> {
+    pub w: &'a World,
+    pub call: &'static str,
+    pub g: Group,
 }

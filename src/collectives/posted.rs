@@ -22,8 +22,7 @@
 //! reads that call's data; a post's bit in `Posts::free` is set only while every read announced
 //! for it is acknowledged (the owner clears it as it announces new reads, before any look).
 
-use super::Sync;
-use super::call::Coll;
+use super::{Coll, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::world::{Seg, World};

@@ -31,7 +31,8 @@
 //! every member starts the same three signal sets ([`Sig`]), leaders or not, so their epochs stay
 //! equal.
 
-use super::call::{Coll, Combine};
+use super::Coll;
+use super::call::Combine;
 use super::node::{self, Layout, Sig, Word};
 use super::split::{self, chunk};
 use crate::transport::shm;

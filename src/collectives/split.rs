@@ -17,7 +17,8 @@
 //! algorithm); a member writes another member's destination only where no member reads it during
 //! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat.
 
-use super::call::{Coll, Combine, overlap};
+use super::Coll;
+use super::call::{Combine, overlap};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;

@@ -33,7 +33,8 @@
 //! `collectives::ring`: every member decides the same way from the call's arguments and the node
 //! table.
 
-use super::call::{Coll, Combine};
+use super::Coll;
+use super::call::Combine;
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
