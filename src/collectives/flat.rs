@@ -9,9 +9,10 @@
 //! Members read their peers in a staggered order (member `m` starts with member `m + 1`), so that
 //! they do not all read one member at a time; reductions and scans combine in member order.
 //!
-//! Invariants: a member writes only its own destination (except the barrier-framed broadcast, which
-//! writes destinations after the first barrier), and only reads the others' sources, scratch posts
-//! and published values. Where a member's destination overlaps its own source and the others read
+//! Invariants: a member writes only its own destination, except the barrier-framed broadcast, which
+//! writes destinations after the first barrier, and alltoall, which writes blocks into the
+//! destinations of members that have posted (entered the call and read their sources); it only
+//! reads the others' sources, scratch posts and published values. Where a member's destination overlaps its own source and the others read
 //! that source, the result is built aside and stored once nobody reads the source any more. Every
 //! member combines the inputs in member order, so floating-point results are the same everywhere.
 
@@ -415,7 +416,19 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     c.leave();
 }
 
+/// From this many bytes on, an alltoall block for a member that has already posted goes straight
+/// into its destination instead of the scratch area ([`alltoall`]). One copy instead of two; for
+/// smaller blocks the look at each member's post costs more than the copy it saves (128 B blocks
+/// at 8 PEs: 1.03-1.05 of the staged time; bench/README.md).
+const PUSH_FROM: usize = 512;
+
 /// `alltoall`: block `me` of member `i`'s source into block `i` of this member's `dest`.
+///
+/// Posted and staged, a member writes each block of [`PUSH_FROM`] bytes or more for a member that
+/// has posted already straight into that member's destination, and stages only the others: the
+/// first members to arrive stage, the later ones push into them. A member that has posted has
+/// entered the call and read all of its source, so its destination is free and may even overlap
+/// its source; no destination is written before its owner has entered the call.
 ///
 /// # Safety
 /// `dest` must be writable for `size * nbytes`; `source` must be symmetric over `size * nbytes`.
@@ -426,28 +439,56 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     if let Some(mut p) = posting(c, total, source) {
         check_source(c, source.cast(), total);
         let stage = staged(total) && !in_place(c, nbytes, source as usize, total);
-        // Staged, the post keeps the layout of the source; block `me`, which nobody else reads,
-        // is left out of it (a quarter of the copy at 4 PEs).
-        let (src, after) = (source as usize, (me + 1) * nbytes);
-        p.post(
+        // Block `me` of our source into block `me` of our destination: before the post where
+        // they overlap, since the others may write into our destination once we have posted.
+        let own = || {
+            // SAFETY: both blocks lie in the caller's ranges.
+            unsafe {
+                copy(
+                    dest as usize + me * nbytes,
+                    source as usize + me * nbytes,
+                    nbytes,
+                )
+            }
+        };
+        let early = overlap(dest as usize, source as usize, total);
+        if early {
+            own();
+        }
+        // Staged, the post keeps the layout of the source, without block `me`, which nobody else
+        // reads (a quarter of the copy at 4 PEs), and without the blocks written straight into
+        // the destinations of the members that had posted (`push`).
+        let push = stage && nbytes >= PUSH_FROM && n <= 64 && c.all_mapped(dest as usize, total);
+        let src = source as usize;
+        p.post_pushing(
             total,
             stage,
-            // SAFETY: the scratch buffer holds `total` when staged.
-            |s| unsafe {
-                copy(s as usize, src, me * nbytes);
-                copy(s as usize + after, src + after, total - after);
+            |p, s| {
+                let mut pushed = 0u64;
+                for i in stagger(me, n).skip(1) {
+                    let (from, at) = (src + i * nbytes, i * nbytes);
+                    if push && p.posted(i) {
+                        let to = c.dest_of(dest as usize, total, i) + me * nbytes;
+                        // SAFETY: block `me` of member i's mapped destination, free since it
+                        // posted (it has entered the call and read all of its source).
+                        unsafe { copy(to, from, nbytes) };
+                        pushed |= 1 << i;
+                    } else {
+                        // SAFETY: the scratch buffer holds `total` bytes.
+                        unsafe { copy(s as usize + at, from, nbytes) };
+                    }
+                }
+                pushed
             },
             n - 1,
         );
-        // SAFETY: block `me` of our source into block `me` of our destination.
-        unsafe {
-            copy(
-                dest as usize + me * nbytes,
-                source as usize + me * nbytes,
-                nbytes,
-            )
-        };
+        if !early {
+            own();
+        }
         p.each(stagger(me, n).skip(1), |i, got| {
+            if got.pushed {
+                return;
+            }
             let to = dest as usize + i * nbytes;
             // SAFETY: block `me` of member i's post of `total` bytes; block `i` of `dest`.
             unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };

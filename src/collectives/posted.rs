@@ -12,8 +12,12 @@
 //! one to the post's acknowledgement count. Nobody waits for a closing barrier: a contributor
 //! reuses a post or a scratch chunk only once the reads announced for its previous use are all
 //! acknowledged (normally long done: the calls in between synchronized with the readers, except on
-//! a broadcast root, which so runs up to `POSTS` calls ahead), and every member writes only its own
-//! destination, so no destination is written before its owner has entered the call.
+//! a broadcast root, which so runs up to `POSTS` calls ahead), and a member writes only its own
+//! destination or, in alltoall, that of a member whose post of the call it has seen
+//! ([`Posting::posted`]), so no destination is written before its owner has entered the call. A
+//! reader acknowledges a post even when the member wrote its part into the reader's destination
+//! ([`Contribution::pushed`]): the acknowledgement, not the read, is what keeps a member from
+//! reusing the post while a reader may still look at it.
 //!
 //! Invariants: every member of a group takes this path or none (it needs every member's control
 //! block mapped here, which holds on every member alike); a post's tag is stored last, with
@@ -103,6 +107,8 @@ pub struct Contribution {
     /// The address of the scratch buffer, or `None` if the reader reads the member's source.
     pub staged: Option<usize>,
     pub len: usize,
+    /// The member wrote its part for this reader into the reader's destination itself.
+    pub pushed: bool,
 }
 
 /// An active set as one number: start (14 bits), log2 of the stride (5 bits), size (15 bits).
@@ -193,6 +199,29 @@ impl<'c, 'w> Posting<'c, 'w> {
     /// SCRATCH_BYTES`), otherwise read from this member's source by the readers, and
     /// [`Posting::finish`] waits for them.
     pub fn post(&mut self, len: usize, stage: bool, fill: impl FnOnce(*mut u8), readers: usize) {
+        self.post_pushing(
+            len,
+            stage,
+            |_, s| {
+                fill(s);
+                0
+            },
+            readers,
+        );
+    }
+
+    /// As [`Posting::post`], where a staged contribution's `fill` may write the parts for some
+    /// members into their destinations instead of the scratch area, each after
+    /// [`Posting::posted`] said that member had posted: it returns them as a mask of member
+    /// indices (groups of at most 64 members), which their readers find in
+    /// [`Contribution::pushed`].
+    pub fn post_pushing(
+        &mut self,
+        len: usize,
+        stage: bool,
+        fill: impl FnOnce(&Self, *mut u8) -> u64,
+        readers: usize,
+    ) {
         let mine = self.posts_of(self.c.w.me);
         let w = self.c.w;
         let b = self.b;
@@ -207,12 +236,13 @@ impl<'c, 'w> Posting<'c, 'w> {
             mine.free.load(Ordering::Relaxed) & !(1 << b),
             Ordering::Relaxed,
         );
+        let mut pushed = 0;
         let meta = if !stage {
             self.direct = true;
             len as u64 | DIRECT
         } else if len <= INLINE_BYTES {
             self.mine = mine.post[b].inline.as_ptr() as usize;
-            fill(self.mine as *mut u8);
+            pushed = fill(self, self.mine as *mut u8);
             len as u64
         } else {
             debug_assert!(len <= SCRATCH_BYTES);
@@ -233,13 +263,24 @@ impl<'c, 'w> Posting<'c, 'w> {
                 mine.chunk_owed[c].store(owed, Ordering::Relaxed);
             }
             self.mine = self.scratch_of(self.c.g.members.me, first);
-            fill(self.mine as *mut u8);
+            pushed = fill(self, self.mine as *mut u8);
             len as u64 | (first as u64 + 1) << WHERE
         };
         mine.post[b].meta.store(meta, Ordering::Relaxed);
+        mine.post[b].pushed.store(pushed, Ordering::Relaxed);
         // The data and the length before the tag (copies may be non-temporal).
         shm::order_stores();
         mine.post[b].tag.store(self.tag, Ordering::Release);
+    }
+
+    /// Whether member `i` has posted a staged contribution to this call: it has entered the call
+    /// (its destination is free) and read all of its source (its destination may overlap it), so
+    /// another member may write into its destination.
+    pub fn posted(&self, i: usize) -> bool {
+        let pe = self.c.g.members.world(i);
+        let post = &self.posts_of(pe).post[self.b];
+        post.tag.load(Ordering::Acquire) == self.tag
+            && post.meta.load(Ordering::Relaxed) & DIRECT == 0
     }
 
     /// Whether member `i` has posted its contribution to this call.
@@ -348,6 +389,11 @@ impl<'c, 'w> Posting<'c, 'w> {
                 }
             }),
             len: (meta & LEN) as usize,
+            pushed: post
+                .pushed
+                .load(Ordering::Relaxed)
+                .checked_shr(self.c.me() as u32)
+                .is_some_and(|m| m & 1 != 0),
         }
     }
 

@@ -78,8 +78,8 @@ pub struct TeamSync {
 /// ahead of its slowest reader before it waits.
 pub const POSTS: usize = 64;
 
-/// Bytes of a contribution a post carries itself.
-pub const INLINE_BYTES: usize = 240;
+/// Bytes of a contribution a post carries itself (the rest of its four cache lines).
+pub const INLINE_BYTES: usize = 224;
 
 /// Bytes of one chunk of a group's scratch area: a contribution too large to be carried inline
 /// takes as many consecutive chunks as it needs, so that small ones can be many in flight.
@@ -98,6 +98,9 @@ pub struct Acks(pub [AtomicU64; POSTS]);
 pub const ACKS_PER_LINE: usize = 64 / std::mem::size_of::<AtomicU64>();
 
 const _: () = assert!(POSTS <= 64 && POSTS.is_multiple_of(ACKS_PER_LINE));
+const _: () = assert!(
+    std::mem::size_of::<Post>() == 4 * 64 && std::mem::offset_of!(Post, inline).is_multiple_of(16)
+);
 
 /// One post of a PE's contributions, on cache lines that readers poll and read.
 #[repr(C, align(64))]
@@ -107,6 +110,11 @@ pub struct Post {
     pub tag: AtomicU64,
     /// Where the contribution is (see `collectives::posted`) and its length in bytes.
     pub meta: AtomicU64,
+    /// Bit `i`: the part of the contribution for member `i` was written into that member's
+    /// destination, not posted (an alltoall's blocks for members that had posted already).
+    pub pushed: AtomicU64,
+    /// Keeps `inline` 16-byte aligned, as a reduction of 16-byte elements reads it.
+    _align: u64,
     /// A contribution of at most [`INLINE_BYTES`].
     pub inline: [AtomicU64; INLINE_BYTES / 8],
 }
