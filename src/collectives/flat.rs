@@ -12,9 +12,10 @@
 //! Invariants: a member writes only its own destination, except the barrier-framed broadcast, which
 //! writes destinations after the first barrier, and alltoall, which writes blocks into the
 //! destinations of members that have posted (entered the call and read their sources); it only
-//! reads the others' sources, scratch posts and published values. Where a member's destination overlaps its own source and the others read
-//! that source, the result is built aside and stored once nobody reads the source any more. Every
-//! member combines the inputs in member order, so floating-point results are the same everywhere.
+//! reads the others' sources, scratch posts and published values. Where a member's destination
+//! overlaps its own source and the others read that source, the result is built aside and stored
+//! once nobody reads the source any more. Every member combines the inputs in member order, so
+//! floating-point results are the same everywhere.
 
 use super::call::{Combine, overlap};
 use super::posted::{self, Posting};
@@ -436,23 +437,24 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     let n = c.size();
     let total = nbytes * n;
     let me = c.me();
+    // Where `dest` overlaps `source` (an alltoall in place), a member writes its destination only
+    // once nobody reads its source any more: staged, after its post (it has staged all of its
+    // source by then); otherwise the blocks are gathered aside and stored at the end.
+    let overlaps = overlap(dest as usize, source as usize, total);
     if let Some(mut p) = posting(c, total, source) {
         check_source(c, source.cast(), total);
-        let stage = staged(total) && !in_place(c, nbytes, source as usize, total);
-        // Block `me` of our source into block `me` of our destination: before the post where
-        // they overlap, since the others may write into our destination once we have posted.
+        let stage = staged(total) && (overlaps || !in_place(c, nbytes, source as usize, total));
+        let mut aside = (overlaps && !stage).then(|| vec![0u8; total]);
+        let out = aside
+            .as_mut()
+            .map_or(dest as usize, |a| a.as_mut_ptr() as usize);
+        // Block `me` of our source into block `me` of the result: before the post where they
+        // overlap, since the others may write into our destination once we have posted.
         let own = || {
-            // SAFETY: both blocks lie in the caller's ranges.
-            unsafe {
-                copy(
-                    dest as usize + me * nbytes,
-                    source as usize + me * nbytes,
-                    nbytes,
-                )
-            }
+            // SAFETY: both blocks lie in the caller's ranges (or the aside buffer's).
+            unsafe { copy(out + me * nbytes, source as usize + me * nbytes, nbytes) }
         };
-        let early = overlap(dest as usize, source as usize, total);
-        if early {
+        if overlaps {
             own();
         }
         // Staged, the post keeps the layout of the source, without block `me`, which nobody else
@@ -482,28 +484,38 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             },
             n - 1,
         );
-        if !early {
+        if !overlaps {
             own();
         }
         p.each(stagger(me, n).skip(1), |i, got| {
             if got.pushed {
                 return;
             }
-            let to = dest as usize + i * nbytes;
-            // SAFETY: block `me` of member i's post of `total` bytes; block `i` of `dest`.
+            let to = out + i * nbytes;
+            // SAFETY: block `me` of member i's post of `total` bytes; block `i` of the result.
             unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };
         });
         p.finish();
+        if let Some(a) = aside {
+            // SAFETY: our readers have all acknowledged: nobody reads our source any more.
+            unsafe { copy(dest as usize, a.as_ptr() as usize, total) };
+        }
         return;
     }
+    let mut aside = overlaps.then(|| vec![0u8; total]);
+    let out = aside.as_mut().map_or(dest, |a| a.as_mut_ptr());
     c.enter();
     for i in stagger(me, n) {
-        let to = dest.wrapping_add(i * nbytes);
+        let to = out.wrapping_add(i * nbytes);
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
         unsafe { c.fetch("source", i, source as usize, total, me * nbytes, to, nbytes) };
     }
     c.complete();
     c.leave();
+    if let Some(a) = aside {
+        // SAFETY: past the closing barrier nobody reads our source any more.
+        unsafe { copy(dest as usize, a.as_ptr() as usize, total) };
+    }
 }
 
 /// `alltoalls`: as `alltoall` with elements `dst` and `sst` elements apart.
@@ -530,6 +542,22 @@ pub unsafe fn alltoalls<T: Copy>(
     // Staged, the post holds the elements packed: block `d` (for member d) is `nelems` elements;
     // block `me` is left out, as in `alltoall`.
     let packed = n * nelems * sz;
+    // In place (`dest` overlapping `source`), as in `alltoall`: where the others read our source
+    // itself, the blocks are gathered aside, packed, and stored once nobody reads it any more.
+    let dspan = if nelems > 0 {
+        ((n * nelems - 1) * dst + 1) * sz
+    } else {
+        0
+    };
+    let overlaps = dspan > 0
+        && (dest as usize) < source as usize + span
+        && (source as usize) < dest as usize + dspan;
+    // 16-byte words: aligned for every element type.
+    let mut aside = Vec::<u128>::new();
+    let mut gather_aside = || {
+        aside = vec![0u128; packed.div_ceil(16)];
+        (aside.as_mut_ptr().cast::<T>(), 1)
+    };
     let p = if staged(packed) {
         Posting::begin(c)
     } else {
@@ -538,6 +566,11 @@ pub unsafe fn alltoalls<T: Copy>(
     if let Some(mut p) = p {
         check_source(c, source.cast(), span);
         let stage = staged(packed);
+        let (out, ostride) = if overlaps && !stage {
+            gather_aside()
+        } else {
+            (dest, dst)
+        };
         p.post(
             if stage { packed } else { span },
             stage,
@@ -562,14 +595,15 @@ pub unsafe fn alltoalls<T: Copy>(
             if nelems == 0 {
                 break;
             }
-            // SAFETY: the elements lie in the checked ranges and in the caller's `dest`.
-            let to = unsafe { dest.add(i * nelems * dst) };
+            // SAFETY: the elements lie in the checked ranges and in the caller's `dest` (or the
+            // aside buffer).
+            let to = unsafe { out.add(i * nelems * ostride) };
             if i == me {
                 // SAFETY: as above.
                 unsafe {
                     shm::copy_strided(
                         to,
-                        dst as isize,
+                        ostride as isize,
                         source.add(me * nelems * sst),
                         sst as isize,
                         nelems,
@@ -583,7 +617,7 @@ pub unsafe fn alltoalls<T: Copy>(
                 Some(s) => unsafe {
                     shm::copy_strided(
                         to,
-                        dst as isize,
+                        ostride as isize,
                         (s as *const T).add(me * nelems),
                         1,
                         nelems,
@@ -597,7 +631,7 @@ pub unsafe fn alltoalls<T: Copy>(
                     unsafe {
                         shm::copy_strided(
                             to,
-                            dst as isize,
+                            ostride as isize,
                             view.addr() as *const T,
                             sst as isize,
                             nelems,
@@ -608,8 +642,15 @@ pub unsafe fn alltoalls<T: Copy>(
             p.ack(i);
         }
         p.finish();
+        // SAFETY: `dest` holds the strided elements; our readers have all acknowledged.
+        unsafe { store_aside(dest, dst, out, ostride, n * nelems) };
         return;
     }
+    let (out, ostride) = if overlaps {
+        gather_aside()
+    } else {
+        (dest, dst)
+    };
     c.enter();
     if nelems > 0 {
         // The elements this member reads: from its first to its last, strides included.
@@ -617,11 +658,12 @@ pub unsafe fn alltoalls<T: Copy>(
         let part = ((nelems - 1) * sst + 1) * sz;
         for i in stagger(me, n) {
             let view = c.peer("source", source as usize, span, i, (first, part));
-            // SAFETY: the elements lie in pe i's checked range, and in the caller's `dest`.
+            // SAFETY: the elements lie in pe i's checked range, and in the caller's `dest` (or
+            // the aside buffer).
             unsafe {
                 shm::copy_strided(
-                    dest.add(i * nelems * dst),
-                    dst as isize,
+                    out.add(i * nelems * ostride),
+                    ostride as isize,
                     view.addr() as *const T,
                     sst as isize,
                     nelems,
@@ -630,6 +672,27 @@ pub unsafe fn alltoalls<T: Copy>(
         }
     }
     c.leave();
+    // SAFETY: as above; past the closing barrier nobody reads our source any more.
+    unsafe { store_aside(dest, dst, out, ostride, n * nelems) };
+}
+
+/// Stores `count` packed elements gathered aside at `out` into `dest`, `dst` elements apart;
+/// nothing if `out` is `dest` itself (nothing was gathered aside).
+///
+/// # Safety
+/// `out` must hold `count` elements and `dest` be writable for them at stride `dst`.
+unsafe fn store_aside<T: Copy>(
+    dest: *mut T,
+    dst: usize,
+    out: *mut T,
+    ostride: usize,
+    count: usize,
+) {
+    if out != dest {
+        debug_assert_eq!(ostride, 1);
+        // SAFETY: guaranteed by the caller.
+        unsafe { shm::copy_strided(dest, dst as isize, out, 1, count) };
+    }
 }
 
 /// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0); in a `scan`
