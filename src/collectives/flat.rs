@@ -83,6 +83,48 @@ unsafe fn copy(dst: usize, src: usize, len: usize) {
     }
 }
 
+/// Where an exchange builds this member's result: in `dest` itself, or, where `dest` overlaps the
+/// member's own source while the others may still read that source (an exchange in place), in a
+/// buffer aside that [`Out::store`] copies into `dest` once nobody reads the source any more.
+struct Out {
+    dest: usize,
+    aside: Option<Vec<u8>>,
+}
+
+impl Out {
+    /// The result of `len` bytes for `dest`, built aside if `aside`.
+    fn new(dest: usize, len: usize, aside: bool) -> Out {
+        Out {
+            dest,
+            aside: aside.then(|| vec![0u8; len]),
+        }
+    }
+
+    /// Where the result is built.
+    fn base(&mut self) -> usize {
+        self.aside
+            .as_mut()
+            .map_or(self.dest, |a| a.as_mut_ptr() as usize)
+    }
+
+    /// Stores a result built aside into `dest`.
+    ///
+    /// # Safety
+    /// `dest` must be writable for the result's length, and nobody may read this member's source
+    /// any more.
+    unsafe fn store(self) {
+        if let Some(a) = self.aside {
+            // SAFETY: guaranteed by the caller.
+            unsafe { copy(self.dest, a.as_ptr() as usize, a.len()) };
+        }
+    }
+}
+
+/// Whether `a..a+alen` and `b..b+blen` share a byte.
+fn ranges_overlap(a: usize, alen: usize, b: usize, blen: usize) -> bool {
+    alen > 0 && blen > 0 && a < b + blen && b < a + alen
+}
+
 /// How many bytes of its members' sources a reduction or scan off the shared-memory path has in
 /// flight at once (at least one source): gets to many members overlap, and the memory stays
 /// bounded whatever the team's size.
@@ -292,9 +334,15 @@ unsafe fn push_broadcast(
 /// # Safety
 /// `dest` must be writable for `size * nbytes`; `source` must be symmetric.
 pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+    let total = c.size() * nbytes;
+    // In place (`dest` overlapping `source`): built aside wherever the others read our source
+    // itself (as in `alltoall`).
+    let overlaps = ranges_overlap(dest as usize, total, source as usize, nbytes);
     if let Some(mut p) = posting(c, nbytes, source) {
         check_source(c, source.cast(), nbytes);
-        let stage = staged(nbytes) && !in_place(c, nbytes, source as usize, nbytes);
+        let stage = staged(nbytes) && (overlaps || !in_place(c, nbytes, source as usize, nbytes));
+        let mut out = Out::new(dest as usize, total, overlaps && !stage);
+        let base = out.base();
         // SAFETY: the scratch buffer holds `nbytes` when staged.
         p.post(
             nbytes,
@@ -302,10 +350,10 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             |s| unsafe { copy(s as usize, source as usize, nbytes) },
             c.size() - 1,
         );
-        // SAFETY: block `me` of our destination; our source.
-        unsafe { copy(dest as usize + c.me() * nbytes, source as usize, nbytes) };
+        // SAFETY: block `me` of the result; our source.
+        unsafe { copy(base + c.me() * nbytes, source as usize, nbytes) };
         p.each(stagger(c.me(), c.size()).skip(1), |i, got| {
-            // SAFETY: member i's post of `nbytes`; block `i` of our destination.
+            // SAFETY: member i's post of `nbytes`; block `i` of the result.
             unsafe {
                 copy_in(
                     c,
@@ -314,26 +362,32 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
                     nbytes,
                     i,
                     0,
-                    dest as usize + i * nbytes,
+                    base + i * nbytes,
                     nbytes,
                 )
             };
         });
         p.finish();
+        // SAFETY: the caller's `dest`; our readers have all acknowledged.
+        unsafe { out.store() };
         return;
     }
     // SAFETY: forwarded.
-    if unsafe { super::ring::fcollect(c, dest, source, nbytes) } {
+    if !overlaps && unsafe { super::ring::fcollect(c, dest, source, nbytes) } {
         return;
     }
+    let mut out = Out::new(dest as usize, total, overlaps);
+    let base = out.base();
     c.enter();
     for i in stagger(c.me(), c.size()) {
-        let to = dest.wrapping_add(i * nbytes);
-        // SAFETY: block `i` of `dest` is in the caller's range, read after the quiet below.
+        let to = (base + i * nbytes) as *mut u8;
+        // SAFETY: block `i` of the result, read after the quiet below.
         unsafe { c.fetch("source", i, source as usize, nbytes, 0, to, nbytes) };
     }
     c.complete();
     c.leave();
+    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
+    unsafe { out.store() };
 }
 
 /// Checks that this member's `source..source+len` is symmetric (a contribution others may read).
@@ -383,8 +437,13 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         for i in 0..n {
             at[i + 1] = at[i] + got[i].as_ref().map_or(nbytes, |g| g.len);
         }
+        // In place, with our source read by the others: built aside (as in `fcollect`).
+        let aside =
+            !staged(nbytes) && ranges_overlap(dest as usize, at[n], source as usize, nbytes);
+        let mut out = Out::new(dest as usize, at[n], aside);
+        let base = out.base();
         for i in stagger(c.me(), n) {
-            let to = dest as usize + at[i];
+            let to = base + at[i];
             match &got[i] {
                 // SAFETY: our source and our destination's block for it.
                 None => unsafe { copy(to, source as usize, nbytes) },
@@ -396,6 +455,8 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
             }
         }
         p.finish();
+        // SAFETY: the caller's `dest`; our readers have all acknowledged.
+        unsafe { out.store() };
         return;
     }
     // SAFETY: forwarded.
@@ -406,7 +467,13 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     c.enter();
     let members: Vec<usize> = (0..c.size()).collect();
     let lens = c.published_each(&members, 0);
-    let mut at = dest;
+    let total = lens.iter().sum::<u64>() as usize;
+    let mut out = Out::new(
+        dest as usize,
+        total,
+        ranges_overlap(dest as usize, total, source as usize, nbytes),
+    );
+    let mut at = out.base() as *mut u8;
     for (i, &len) in lens.iter().enumerate() {
         let len = len as usize;
         // SAFETY: as in `fcollect`.
@@ -415,6 +482,8 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     }
     c.complete();
     c.leave();
+    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
+    unsafe { out.store() };
 }
 
 /// From this many bytes on, an alltoall block for a member that has already posted goes straight
@@ -444,10 +513,8 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     if let Some(mut p) = posting(c, total, source) {
         check_source(c, source.cast(), total);
         let stage = staged(total) && (overlaps || !in_place(c, nbytes, source as usize, total));
-        let mut aside = (overlaps && !stage).then(|| vec![0u8; total]);
-        let out = aside
-            .as_mut()
-            .map_or(dest as usize, |a| a.as_mut_ptr() as usize);
+        let mut result = Out::new(dest as usize, total, overlaps && !stage);
+        let out = result.base();
         // Block `me` of our source into block `me` of the result: before the post where they
         // overlap, since the others may write into our destination once we have posted.
         let own = || {
@@ -496,26 +563,22 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };
         });
         p.finish();
-        if let Some(a) = aside {
-            // SAFETY: our readers have all acknowledged: nobody reads our source any more.
-            unsafe { copy(dest as usize, a.as_ptr() as usize, total) };
-        }
+        // SAFETY: the caller's `dest`; our readers have all acknowledged.
+        unsafe { result.store() };
         return;
     }
-    let mut aside = overlaps.then(|| vec![0u8; total]);
-    let out = aside.as_mut().map_or(dest, |a| a.as_mut_ptr());
+    let mut result = Out::new(dest as usize, total, overlaps);
+    let out = result.base();
     c.enter();
     for i in stagger(me, n) {
-        let to = out.wrapping_add(i * nbytes);
+        let to = (out + i * nbytes) as *mut u8;
         // SAFETY: as in `fcollect`; block `me` lies in the checked range.
         unsafe { c.fetch("source", i, source as usize, total, me * nbytes, to, nbytes) };
     }
     c.complete();
     c.leave();
-    if let Some(a) = aside {
-        // SAFETY: past the closing barrier nobody reads our source any more.
-        unsafe { copy(dest as usize, a.as_ptr() as usize, total) };
-    }
+    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
+    unsafe { result.store() };
 }
 
 /// `alltoalls`: as `alltoall` with elements `dst` and `sst` elements apart.

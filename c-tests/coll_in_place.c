@@ -1,11 +1,11 @@
 // pes: 1 2 3 4 8
 // timeout: 120
-// alltoall and alltoalls with the same array as source and destination (the spec does not forbid
-// it; docs/ABI.md): every PE must get every other PE's block for it, whatever path the size takes
-// (carried in the post, staged in scratch chunks, pushed into the members that have posted, read
-// in place from the source), on a team and on an active set, and back to back without a barrier.
-// The arrays are refilled before each call: a library that wrote a PE's array while another still
-// read it as a source would hand out blocks already exchanged.
+// alltoall, alltoalls, fcollect and collect with the same array as source and destination (the
+// spec does not forbid it; docs/ABI.md): every PE must get every other PE's block for it, whatever
+// path the size takes (carried in the post, staged in scratch chunks, pushed into the members that
+// have posted, read in place from the source), on a team and on an active set, and back to back
+// without a barrier. The arrays are refilled before each call: a library that wrote a PE's array
+// while another still read it as a source would hand out blocks already exchanged.
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +86,42 @@ int main(void) {
         }
     }
     shmem_free(l);
+    /* fcollect: the source is the first block of the destination; collect: PE i gives b + i
+     * bytes from the start of the same array. */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t b = sizes[s];
+        for (int r = 0; r < ROUNDS; r++) {
+            for (size_t k = 0; k < b; k++)
+                a[k] = byte(r, me, 0, k);
+            shmem_fcollectmem(SHMEM_TEAM_WORLD, a, a, b);
+            for (int j = 0; j < npes; j++)
+                for (size_t k = 0; k < b; k++)
+                    if (a[j * b + k] != byte(r, j, 0, k)) {
+                        CHECK(0, "fcollectmem of %zu B, round %d: block %d byte %zu is %#x, not %#x",
+                              b, r, j, k, a[j * b + k], byte(r, j, 0, k));
+                        j = npes;
+                        break;
+                    }
+        }
+        for (int r = 0; r < ROUNDS; r++) {
+            size_t mine = b - (size_t)me % b;
+            for (size_t k = 0; k < mine; k++)
+                a[k] = byte(r, me, 1, k);
+            shmem_collectmem(SHMEM_TEAM_WORLD, a, a, mine);
+            size_t at = 0;
+            for (int j = 0; j < npes; j++) {
+                size_t len = b - (size_t)j % b;
+                for (size_t k = 0; k < len; k++)
+                    if (a[at + k] != byte(r, j, 1, k)) {
+                        CHECK(0, "collectmem of %zu B, round %d: block %d byte %zu is %#x, not %#x",
+                              len, r, j, k, a[at + k], byte(r, j, 1, k));
+                        j = npes;
+                        break;
+                    }
+                at += len;
+            }
+        }
+    }
     shmem_free(a);
     shmem_finalize();
     return errors != 0;
