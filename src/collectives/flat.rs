@@ -533,6 +533,16 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             total,
             stage,
             |p, s| {
+                if !push {
+                    let after = (me + 1) * nbytes;
+                    // SAFETY: the scratch buffer holds `total` bytes (in two copies: the blocks
+                    // before ours and after it).
+                    unsafe {
+                        copy(s as usize, src, me * nbytes);
+                        copy(s as usize + after, src + after, total - after);
+                    }
+                    return 0;
+                }
                 let mut pushed = 0u64;
                 for i in stagger(me, n).skip(1) {
                     let (from, at) = (src + i * nbytes, i * nbytes);
