@@ -546,7 +546,7 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
                 let mut pushed = 0u64;
                 for i in stagger(me, n).skip(1) {
                     let (from, at) = (src + i * nbytes, i * nbytes);
-                    if push && p.posted(i) {
+                    if p.posted(i) {
                         let to = c.dest_of(dest as usize, total, i) + me * nbytes;
                         // SAFETY: block `me` of member i's mapped destination, free since it
                         // posted (it has entered the call and read all of its source).
@@ -622,9 +622,7 @@ pub unsafe fn alltoalls<T: Copy>(
     } else {
         0
     };
-    let overlaps = dspan > 0
-        && (dest as usize) < source as usize + span
-        && (source as usize) < dest as usize + dspan;
+    let overlaps = ranges_overlap(dest as usize, dspan, source as usize, span);
     // 16-byte words: aligned for every element type.
     let mut aside = Vec::<u128>::new();
     let mut gather_aside = || {
