@@ -201,7 +201,12 @@ impl View {
     }
 }
 
-/// Whether two byte ranges overlap.
+/// Whether two byte ranges of the same length overlap.
 pub(crate) fn overlap(a: usize, b: usize, len: usize) -> bool {
-    len > 0 && a < b + len && b < a + len
+    ranges_overlap(a, len, b, len)
+}
+
+/// Whether `a..a+alen` and `b..b+blen` share a byte.
+pub(crate) fn ranges_overlap(a: usize, alen: usize, b: usize, blen: usize) -> bool {
+    alen > 0 && blen > 0 && a < b + blen && b < a + alen
 }

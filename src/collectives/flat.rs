@@ -17,7 +17,7 @@
 //! once nobody reads the source any more. Every member combines the inputs in member order, so
 //! floating-point results are the same everywhere.
 
-use super::call::{Combine, overlap};
+use super::call::{Combine, overlap, ranges_overlap};
 use super::posted::{self, Posting};
 use super::{Coll, Sync, barrier, split};
 use crate::runtime::handle;
@@ -118,11 +118,6 @@ impl Out {
             unsafe { copy(self.dest, a.as_ptr() as usize, a.len()) };
         }
     }
-}
-
-/// Whether `a..a+alen` and `b..b+blen` share a byte.
-fn ranges_overlap(a: usize, alen: usize, b: usize, blen: usize) -> bool {
-    alen > 0 && blen > 0 && a < b + blen && b < a + alen
 }
 
 /// How many bytes of its members' sources a reduction or scan off the shared-memory path has in
