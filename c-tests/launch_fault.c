@@ -20,6 +20,9 @@
 // without calling the library, the others wait in a barrier that PE 2 and 3 never enter; the
 // hang-report tests expect each PE to say where it is. alone: PE 1 waits in shmem_int_wait_until
 // for a value nobody stores while the others finalize; once they all have, nobody can store it.
+// segv-seen-late: the victim has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that
+// saw its connection to the victim fail would, and segfaults only when the launcher's stop reaches
+// it (SIGTERM, blocked until then): its death comes after the abort, yet it is the cause.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -66,8 +69,15 @@ int main(int argc, char **argv)
         announce(victim);
         kill(getpid(), SIGKILL);
     }
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    if (strcmp(fault, "segv-seen-late") == 0 && launcher_rank() == victim)
+        sigprocmask(SIG_BLOCK, &term, NULL); /* before shmem_init: its threads inherit the mask */
     shmem_init();
     int me = shmem_my_pe();
+    int npes = shmem_n_pes();
+    static long told;
     shmem_barrier_all();
 
     if (strcmp(fault, "hang") == 0) {
@@ -154,7 +164,18 @@ int main(int argc, char **argv)
         } else if (strcmp(fault, "global_exit") == 0) {
             announce(me);
             shmem_global_exit(7);
+        } else if (strcmp(fault, "segv-seen-late") == 0) {
+            announce(me);
+            shmem_long_p(&told, 1, (me + 1) % npes);
+            shmem_quiet();
+            struct timespec limit = {10, 0};
+            if (sigtimedwait(&term, NULL, &limit) < 0)
+                fprintf(stderr, "[PE %d] launch_fault: no SIGTERM after the abort\n", me);
+            *(volatile int *)(uintptr_t)16 = 1;
         }
+    } else if (strcmp(fault, "segv-seen-late") == 0 && me == (victim + 1) % npes) {
+        shmem_long_wait_until(&told, SHMEM_CMP_EQ, 1);
+        shmem_global_exit(1);
     }
     if (strcmp(fault, "ok") != 0) {
         /* Only the victim's fault can end this barrier: the launcher must stop us. */

@@ -97,6 +97,17 @@ fn segfault() {
     check_fault("segv", 139, &["PE 1 (pid", "killed by signal 11 (SIGSEGV)"]);
 }
 
+/// PE 1 dies of SIGSEGV just after PE 2 has aborted the job, as a peer that saw its connection to
+/// PE 1 fail does before oshrun can collect PE 1's death: the death is reported, not the abort.
+#[test]
+fn segfault_seen_late() {
+    check_fault(
+        "segv-seen-late",
+        139,
+        &["PE 1 (pid", "killed by signal 11 (SIGSEGV)"],
+    );
+}
+
 #[test]
 fn sigkill() {
     check_fault("kill", 137, &["PE 1 (pid", "killed by signal 9 (SIGKILL)"]);
