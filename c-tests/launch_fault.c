@@ -20,9 +20,10 @@
 // without calling the library, the others wait in a barrier that PE 2 and 3 never enter; the
 // hang-report tests expect each PE to say where it is. alone: PE 1 waits in shmem_int_wait_until
 // for a value nobody stores while the others finalize; once they all have, nobody can store it.
-// segv-seen-late: the victim has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that
-// saw its connection to the victim fail would, and segfaults only when the launcher's stop reaches
-// it (SIGTERM, blocked until then): its death comes after the abort, yet it is the cause.
+// And segv-seen-late, where the victim has PE victim+1 abort the job (shmem_global_exit(1)), as a
+// peer that saw its connection to the victim fail would, and segfaults only when the launcher's
+// stop reaches it (SIGTERM, blocked until then): its death comes after the abort, yet it is the
+// cause.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
