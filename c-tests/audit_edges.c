@@ -3,7 +3,8 @@
 // Edges of the routines, as the 1.6 text defines them (what was checked, routine by routine):
 //  - nelems 0: put, get, iput, iget, ibput, ibget, put_nbi, get_nbi, putmem, put_signal (the
 //    signal is still updated), broadcast, collect, fcollect, alltoall, alltoalls, sum_reduce,
-//    sum_inscan, and the _all/_any/_some waits move or wait for nothing and return success;
+//    sum_inscan, and the _all/_any/_some waits move or wait for nothing and return success; 70
+//    rounds of those collectives of 0 in a row, then an alltoall of data;
 //  - the PE itself as target: put, get, p, g, iput (each put completed by shmem_quiet, as for
 //    any target), AMOs (fetch_add, compare_swap, swap), put_signal and shmem_ptr (the local
 //    address);
@@ -75,6 +76,25 @@ static void zero_counts(void)
     CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 0) == 0, "sum_reduce of 0 failed");
     CHECK(shmem_long_sum_inscan(SHMEM_TEAM_WORLD, dst, src, 0) == 0, "sum_inscan of 0 failed");
     CHECK(unchanged(dst, -100), "a collective of 0 elements changed dest");
+    /* Many in a row, then one that moves data: a call of 0 elements still reads the others'
+     * posts, which their owners reuse only once acknowledged (alltoalls of 0 skipped that: its
+     * third call hung, or the next collective did). */
+    for (int k = 0; k < 70; k++) {
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 0, 0);
+        shmem_long_collect(SHMEM_TEAM_WORLD, dst, src, 0);
+        shmem_long_fcollect(SHMEM_TEAM_WORLD, dst, src, 0);
+        shmem_long_alltoall(SHMEM_TEAM_WORLD, dst, src, 0);
+        shmem_long_alltoalls(SHMEM_TEAM_WORLD, dst, src, 2, 3, 0);
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 0);
+        shmem_long_sum_inscan(SHMEM_TEAM_WORLD, dst, src, 0);
+    }
+    CHECK(unchanged(dst, -100), "collectives of 0 elements in a row changed dest");
+    fill(src, 100 * me);
+    shmem_barrier_all();
+    shmem_long_alltoall(SHMEM_TEAM_WORLD, dst, src, 1);
+    for (int j = 0; j < npes; j++)
+        CHECK(dst[j] == 100 * j + me, "alltoall after collectives of 0: dst[%d] = %ld", j, dst[j]);
+    shmem_barrier_all();
     size_t idx[N];
     shmem_long_wait_until_all(red, 0, NULL, SHMEM_CMP_EQ, 12345);
     CHECK(shmem_long_wait_until_any(red, 0, NULL, SHMEM_CMP_EQ, 12345) == SIZE_MAX, "wait_until_any of 0");

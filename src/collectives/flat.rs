@@ -659,7 +659,13 @@ pub unsafe fn alltoalls<T: Copy>(
         );
         for i in stagger(me, n) {
             if nelems == 0 {
-                break;
+                // Nothing to copy, but every post is still read: its owner reuses it only once
+                // its readers have acknowledged it (else a later collective waits forever).
+                if i != me {
+                    p.wait(i);
+                    p.ack(i);
+                }
+                continue;
             }
             // SAFETY: the elements lie in the checked ranges and in the caller's `dest` (or the
             // aside buffer).
