@@ -9,13 +9,12 @@
 //! without PMI finalize, or `cmd=abort`, whose code may be 0 for `shmem_global_exit(0)`), the
 //! timeout, or a signal to oshrun decides the exit code and starts the stop: SIGTERM to every PE
 //! still running, SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are
-//! consequences and are not reported, with one exception: an abort stops the job at once, but its
-//! report waits [`ABORT_HOLD`]. A PE killed by a signal closes its sockets before it can be
-//! reaped, and the abort of a peer that saw its connection to it fail must not hide the death
-//! that caused it: a PE other than the aborting one found dead in the meantime of a signal the
-//! stop did not send is reported instead, with its exit code. oshrun returns only when
-//! every PE has been reaped, so no zombie is left behind; it then removes the `/dev/shm` entries
-//! named after the job's KVS name that the PEs may have left.
+//! consequences and are not reported. One abort is itself a consequence: that of a PE whose
+//! connection to a dying PE failed. The kernel closes a dying process's sockets before its exit can
+//! be collected, so such an abort can arrive first; a PE found then with its launcher connection
+//! closed and no finalize is waited for (at most [`DYING_WAIT`]) and its death reported instead.
+//! oshrun returns only when every PE has been reaped, so no zombie is left behind; it then removes
+//! the `/dev/shm` entries named after the job's KVS name that the PEs may have left.
 //!
 //! Hang reports: SIGQUIT to oshrun, and the timeout before it stops the job, send every PE
 //! [`REPORT_SIGNAL`], on which rshmem prints where each PE is (the call and what it waits for; see
@@ -42,9 +41,12 @@ use crate::server::{Abort, Outcome, Server};
 
 /// Time between SIGTERM and SIGKILL when the job is stopped.
 pub const GRACE: Duration = Duration::from_secs(1);
-/// How long an abort's report waits, in case a PE's death by a signal is what caused it (the dead
-/// PE's sockets close before its exit can be collected).
-const ABORT_HOLD: Duration = Duration::from_millis(100);
+/// Longest an abort waits for the exit of a PE found dying when it arrives (its launcher
+/// connection closed without a finalize): from its sockets' closing to its exit the kernel takes
+/// microseconds.
+const DYING_WAIT: Duration = Duration::from_millis(500);
+/// Between two looks at a dying PE.
+const DYING_POLL: Duration = Duration::from_millis(1);
 /// Longest sleep in `poll`; a safety net, since SIGCHLD and the clocks wake the loop anyway.
 const MAX_WAIT: Duration = Duration::from_secs(1);
 /// The signal that asks a PE where it is (rshmem's hang report); ignored by default.
@@ -102,14 +104,6 @@ enum Source {
     Stderr(usize),
 }
 
-/// An abort that has stopped the job and will be reported at `at`, unless another PE's death by a
-/// signal shows up first.
-struct HeldAbort {
-    rank: usize,
-    abort: Abort,
-    at: Instant,
-}
-
 /// The job is being stopped: SIGTERM has been sent; SIGKILL follows at `kill_at`.
 struct Stopping {
     kill_at: Instant,
@@ -124,7 +118,6 @@ struct Job {
     /// Set together with `stopping`: the status oshrun will exit with.
     exit_code: Option<i32>,
     stopping: Option<Stopping>,
-    held_abort: Option<HeldAbort>,
     deadline: Option<Instant>,
     timeout_secs: f64,
     /// Set when the timeout has fired: the PEs print their reports until then, then the stop.
@@ -149,7 +142,6 @@ pub fn run(opts: &Options) -> i32 {
         signals,
         exit_code: None,
         stopping: None,
-        held_abort: None,
         deadline: opts
             .timeout_duration()
             .and_then(|d| Instant::now().checked_add(d)),
@@ -278,7 +270,6 @@ impl Job {
             self.take_signals();
             self.reap();
             if !self.pes.iter().any(Pe::running) {
-                self.release_abort();
                 break;
             }
             self.check_clocks();
@@ -307,9 +298,6 @@ impl Job {
         }
         if let (Some(reports), None) = (self.reports_until, &self.stopping) {
             until = until.min(reports);
-        }
-        if let Some(held) = &self.held_abort {
-            until = until.min(held.at);
         }
         if let Some(Stopping {
             kill_at,
@@ -403,22 +391,73 @@ impl Job {
                     Exit::Code(1)
                 }
             };
-            self.pes[rank].exit = Some(exit);
-            // A finalize or abort the PE sent just before exiting may still be unread.
-            self.drain_pmi(rank);
-            self.judge_exit(rank, exit);
+            self.collected(rank, exit);
+        }
+    }
+
+    /// PE `rank` has exited with `exit`: serves what it sent before, then judges the exit.
+    fn collected(&mut self, rank: usize, exit: Exit) {
+        self.pes[rank].exit = Some(exit);
+        // A finalize or abort the PE sent just before exiting may still be unread.
+        self.drain_pmi(rank);
+        self.judge_exit(rank, exit);
+    }
+
+    /// Whether PE `rank`, still running and not finalized, is on its way out: the kernel has begun
+    /// its exit (which comes before its sockets close), or its launcher connection is closed.
+    fn dying(&self, rank: usize) -> bool {
+        let pe = &self.pes[rank];
+        if !pe.running() || self.server.finalized(rank) {
+            return false;
+        }
+        if process::exiting(pe.pid) {
+            return true;
+        }
+        let Some(conn) = &pe.pmi else {
+            return true;
+        };
+        // A Unix socket whose other end is closed (or shut down both ways) polls as hung up.
+        let mut fds = [PollFd::new(conn.stream.as_fd(), PollFlags::empty())];
+        matches!(poll(&mut fds, PollTimeout::ZERO), Ok(n) if n > 0)
+            && fds[0]
+                .revents()
+                .is_some_and(|r| r.contains(PollFlags::POLLHUP))
+    }
+
+    /// Before an abort by PE `aborting` is acted on: waits (at most [`DYING_WAIT`]) for every
+    /// other PE that is dying, and judges its exit, which is then what ends the job.
+    fn collect_dying(&mut self, aborting: usize) {
+        let until = Instant::now() + DYING_WAIT;
+        for rank in 0..self.pes.len() {
+            if rank == aborting || !self.dying(rank) {
+                continue;
+            }
+            loop {
+                match process::try_wait(self.pes[rank].pid) {
+                    Ok(Some(exit)) => {
+                        self.collected(rank, exit);
+                        break;
+                    }
+                    Ok(None) if Instant::now() < until => std::thread::sleep(DYING_POLL),
+                    // Not gone in time (or not ours to wait for): the abort decides.
+                    _ => break,
+                }
+            }
         }
     }
 
     fn judge_exit(&mut self, rank: usize, exit: Exit) {
         if self.stopping.is_some() {
-            self.blame_held_abort(rank, exit);
             return;
         }
         let pid = self.pes[rank].pid;
         match exit {
             Exit::Signal { signo, core } => {
-                self.report_killed(rank, signo, core);
+                let core = if core { " (core dumped)" } else { "" };
+                say!(
+                    "oshrun: PE {rank} (pid {pid}) was killed by signal {signo} ({}){core}",
+                    signal_name(signo)
+                );
                 self.fail(128 + signo, None);
             }
             Exit::UnnamedSignal => {
@@ -438,30 +477,6 @@ impl Job {
                 self.fail(code, None);
             }
         }
-    }
-
-    fn report_killed(&self, rank: usize, signo: i32, core: bool) {
-        let core = if core { " (core dumped)" } else { "" };
-        say!(
-            "oshrun: PE {rank} (pid {}) was killed by signal {signo} ({}){core}",
-            self.pes[rank].pid,
-            signal_name(signo)
-        );
-    }
-
-    /// While an abort's report is held: PE `rank`, not the aborting one, found dead of a signal
-    /// the stop did not send, is the abort's cause and takes the report and the exit code.
-    fn blame_held_abort(&mut self, rank: usize, exit: Exit) {
-        let Some(held) = &self.held_abort else { return };
-        let Exit::Signal { signo, core } = exit else {
-            return;
-        };
-        if held.rank == rank || signo == Signal::SIGTERM as i32 {
-            return;
-        }
-        self.held_abort = None;
-        self.report_killed(rank, signo, core);
-        self.exit_code = Some(128 + signo);
     }
 
     /// The job fails with `code` unless it is already stopping: every PE but `spare` gets
@@ -490,8 +505,6 @@ impl Job {
     }
 
     fn kill_all(&mut self) {
-        // SIGKILL is not the stop's SIGTERM: from here on no death can be blamed.
-        self.release_abort();
         for pe in &self.pes {
             pe.signal(Signal::SIGKILL);
         }
@@ -516,9 +529,6 @@ impl Job {
         }
         if self.stopping.is_none() && self.reports_until.is_some_and(|r| now >= r) {
             self.fail(EXIT_TIMEOUT, None);
-        }
-        if self.held_abort.as_ref().is_some_and(|held| now >= held.at) {
-            self.release_abort();
         }
         if let Some(Stopping {
             kill_at,
@@ -599,26 +609,17 @@ impl Job {
         }
     }
 
-    /// `cmd=abort` from PE `rank`: stop the others now; the aborting PE is expected to exit by
-    /// itself and is killed with the rest if still there after the grace period. The report
-    /// waits [`ABORT_HOLD`] (see [`Self::blame_held_abort`]).
+    /// `cmd=abort` from PE `rank`: stop the others now, unless a dying PE's exit comes first
+    /// ([`Self::collect_dying`]); the aborting PE is expected to exit by itself and is killed with
+    /// the rest if still there after the grace period.
     fn abort(&mut self, rank: usize, abort: Abort) {
         if self.stopping.is_some() {
             return;
         }
-        self.fail(abort.code, Some(rank));
-        self.held_abort = Some(HeldAbort {
-            rank,
-            abort,
-            at: Instant::now() + ABORT_HOLD,
-        });
-    }
-
-    /// Reports the held abort, if any: it ends the job.
-    fn release_abort(&mut self) {
-        let Some(HeldAbort { rank, abort, .. }) = self.held_abort.take() else {
+        self.collect_dying(rank);
+        if self.stopping.is_some() {
             return;
-        };
+        }
         let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
         // Exit code 0 is `shmem_global_exit(0)`: an end, not a failure.
         let verb = if abort.code == 0 { "ended" } else { "aborted" };
@@ -626,6 +627,7 @@ impl Job {
             "oshrun: PE {rank} {verb} the job with exit code {}{detail}",
             abort.code
         );
+        self.fail(abort.code, Some(rank));
     }
 
     /// Removes `/dev/shm` entries whose name contains this job's (unique) KVS name.

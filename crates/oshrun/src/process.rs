@@ -173,3 +173,46 @@ pub fn try_wait(pid: Pid) -> io::Result<Option<Exit>> {
         Err(e) => Err(e.into()),
     }
 }
+
+/// The kernel's flag of a task whose exit has begun (`PF_EXITING` in `include/linux/sched.h`).
+const PF_EXITING: u64 = 0x4;
+
+/// Whether `pid`'s exit has begun: the kernel sets `PF_EXITING` on each thread as it starts to
+/// exit, before the process's memory and files go and long before it can be reaped. False when
+/// it cannot be told (no `/proc`).
+pub fn exiting(pid: Pid) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold anything, so
+    // the fields are counted from its closing parenthesis.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return false;
+    };
+    let mut fields = rest.split_whitespace();
+    let state = fields.next().unwrap_or("");
+    let flags = fields
+        .nth(5)
+        .and_then(|f| f.parse::<u64>().ok())
+        .unwrap_or(0);
+    matches!(state, "Z" | "X") || flags & PF_EXITING != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exiting_tells_a_running_process_from_an_ended_one() {
+        assert!(!exiting(Pid::this()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = Pid::from_raw(child.id() as i32);
+        // A zombie until reaped: its exit is over.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !exiting(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(exiting(pid));
+        child.wait().unwrap();
+    }
+}
