@@ -97,8 +97,9 @@ fn segfault() {
     check_fault("segv", 139, &["PE 1 (pid", "killed by signal 11 (SIGSEGV)"]);
 }
 
-/// PE 1 dies of SIGSEGV just after PE 2 has aborted the job, as a peer that saw its connection to
-/// PE 1 fail does before oshrun can collect PE 1's death: the death is reported, not the abort.
+/// PE 1's launcher connection closes (as a dying process's sockets do before its exit can be
+/// collected), PE 2 aborts the job as a peer that saw its connection to PE 1 fail does, and PE 1
+/// segfaults 50 ms later: the death is reported, not the abort.
 #[test]
 fn segfault_seen_late() {
     check_fault(
