@@ -6,8 +6,8 @@
 //    context and half on a private one, then one shmem_ctx_quiet and one shmem_quiet. Across
 //    the job the values fetched from each counter must be exactly 0..n-1 (a permutation: no
 //    update lost or duplicated, every fetched value delivered) and each counter must end at n;
-//  - every PE issues one compare_swap_nbi (-1 -> its number) on every PE's word before its
-//    quiet: on each word exactly one PE fetches -1, the word holds that PE's number, and every
+//  - every PE issues one compare_swap_nbi (-1 -> its number) on every PE's word before the
+//    quiets; on each word exactly one PE fetches -1, the word holds that PE's number, and every
 //    other PE fetched it;
 //  - fetch_nbi and swap_nbi in flight with them: each PE swaps its own word on every PE (one
 //    swap per word, so the fetched value and the word's end are exact), and fetches a word set
