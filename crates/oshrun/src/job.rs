@@ -11,8 +11,9 @@
 //! still running, SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are
 //! consequences and are not reported. One abort is itself a consequence: that of a PE whose
 //! connection to a dying PE failed. The kernel closes a dying process's sockets before its exit can
-//! be collected, so such an abort can arrive first; a PE found then with its launcher connection
-//! closed and no finalize is waited for (at most [`DYING_WAIT`]) and its death reported instead.
+//! be collected, so such an abort can arrive first; a PE found then on its way out (its exit begun,
+//! or its launcher connection closed without a finalize) is waited for (at most [`DYING_WAIT`]) and
+//! its death reported instead.
 //! oshrun returns only when every PE has been reaped, so no zombie is left behind; it then removes
 //! the `/dev/shm` entries named after the job's KVS name that the PEs may have left.
 //!
@@ -41,9 +42,8 @@ use crate::server::{Abort, Outcome, Server};
 
 /// Time between SIGTERM and SIGKILL when the job is stopped.
 pub const GRACE: Duration = Duration::from_secs(1);
-/// Longest an abort waits for the exit of a PE found dying when it arrives (its launcher
-/// connection closed without a finalize): from its sockets' closing to its exit the kernel takes
-/// microseconds.
+/// Longest an abort waits for the exit of a PE found dying when it arrives ([`Job::dying`]): from
+/// its sockets' closing to its exit the kernel takes microseconds.
 const DYING_WAIT: Duration = Duration::from_millis(500);
 /// Between two looks at a dying PE.
 const DYING_POLL: Duration = Duration::from_millis(1);
