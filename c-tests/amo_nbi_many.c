@@ -48,8 +48,10 @@ int main(void)
     long *all = shmem_malloc(per_pe * (size_t)npes * sizeof(long));
     long swapped[MAX_PES], fetched[MAX_PES];
     shmem_ctx_t ctx;
-    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0)
+    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) {
+        CHECK(0, "shmem_ctx_create(SHMEM_CTX_PRIVATE) failed: half the operations on the default");
         ctx = SHMEM_CTX_DEFAULT;
+    }
     shmem_barrier_all();
 
     for (int i = 0; i < OPS; i++) {
