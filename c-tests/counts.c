@@ -1,12 +1,13 @@
 // pes: 1 2 3
 // env: SHMEM_TRANSPORT=ucx
+// env: UCX_TLS=tcp
 // env: SHMEM_COUNTS=1
 // expect-stderr: network operations: put 3 get 2 amo 1
 // expect-stderr: bytes put 24 got 16
-// SHMEM_COUNTS on the network route: each PE makes exactly 3 puts, 2 gets and 1 atomic of 8
-// bytes to its right neighbour (itself on 1 PE), and the line printed at shmem_finalize must say
-// so, with the bytes moved. The library's own barrier and finalize signals count as signals, not
-// as puts or atomics.
+// SHMEM_COUNTS on the network route over TCP (counts_mapped.c: over UCX's shared memory): each
+// PE makes exactly 3 puts, 2 gets and 1 atomic of 8 bytes to its right neighbour (itself on 1
+// PE), and the line printed at shmem_finalize must say so, with the bytes moved. The library's
+// own barrier and finalize signals count as signals, not as puts or atomics.
 #include <shmem.h>
 #include <stdio.h>
 

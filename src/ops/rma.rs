@@ -66,7 +66,7 @@ unsafe fn contiguous<T: Copy>(
         null(call, "source");
     }
     if to_peer {
-        match w.target(call, "dest", dest as usize, len, pe) {
+        match w.rma_target(call, "dest", dest as usize, len, pe) {
             // SAFETY: `remote` is pe's copy of a symmetric range of `len` bytes, mapped in this
             // process; the C caller guarantees that `source` holds `nelems` elements.
             Target::Mapped(remote) => unsafe { shm::copy(remote as *mut u8, source.cast(), len) },
@@ -76,7 +76,7 @@ unsafe fn contiguous<T: Copy>(
             },
         }
     } else {
-        match w.target(call, "source", source as usize, len, pe) {
+        match w.rma_target(call, "source", source as usize, len, pe) {
             // SAFETY: as above, with the roles of the two sides exchanged.
             Target::Mapped(remote) => unsafe { shm::copy(dest.cast(), remote as *const u8, len) },
             // SAFETY: as above.
@@ -149,7 +149,7 @@ unsafe fn strided<T: Copy>(
         ("source", source as usize)
     };
     let first = symmetric.wrapping_add_signed(low);
-    let (dest, source) = match w.target(call, what, first, len, pe) {
+    let (dest, source) = match w.rma_target(call, what, first, len, pe) {
         Target::Mapped(remote) => {
             let remote = remote.wrapping_add_signed(-low);
             if to_peer {
@@ -281,7 +281,7 @@ pub unsafe fn get_nbi<T: Copy>(
 #[inline(always)]
 pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
     let (w, pe) = enter_pe(call, ctx, pe);
-    match w.target(call, "dest", dest as usize, size_of::<T>(), pe) {
+    match w.rma_target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
         Target::Net(seg, off) => remote::put_value(w, call, ctx, pe, seg, off, value),
@@ -295,7 +295,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
 #[inline(always)]
 pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
     let (w, pe) = enter_pe(call, ctx, pe);
-    match w.target(call, "source", source as usize, size_of::<T>(), pe) {
+    match w.rma_target(call, "source", source as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::load(remote as *const T) },
         Target::Net(seg, off) => {

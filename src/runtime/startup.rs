@@ -62,6 +62,7 @@ pub fn finalize(call: &'static str) {
     let Some(mut net) = world::take_remote(w) else {
         return;
     };
+    w.forget_network_mappings();
     let closed = net.close(Instant::now() + CLOSE_TIMEOUT);
     bootstrap_barrier(call);
     let stopped = net.stop();
@@ -404,22 +405,13 @@ pub(super) fn build(call: &'static str) -> World {
     Segment::unlink(&data_name);
     let t = super::log::phase("mapping", t);
 
-    let heap_view = SegmentView {
-        base: heap.base(),
-        len: heap_len,
-        start: control::USER_OFFSET,
-        user: heap.base() + control::USER_OFFSET,
-        user_len: heap_len - control::USER_OFFSET,
-        peers: heap_peers.into(),
-    };
-    let data_view = SegmentView {
-        base: data.as_ref().map_or(0, Memory::base),
-        len: data_len,
-        start: 0,
-        user: data.as_ref().map_or(0, Memory::base),
-        user_len: data_len,
-        peers: data_peers.into(),
-    };
+    let heap_view = SegmentView::new(heap.base(), heap_len, control::USER_OFFSET, heap_peers);
+    let data_view = SegmentView::new(
+        data.as_ref().map_or(0, Memory::base),
+        data_len,
+        0,
+        data_peers,
+    );
     for memory in std::iter::once(heap).chain(data) {
         if let Memory::Segment(seg) = memory {
             mappings.push(seg);
@@ -621,6 +613,7 @@ pub(super) fn connect(w: &World, call: &'static str) {
     // and accessed by the library only through raw pointers and atomics.
     let remote = unsafe { Remote::connect(&segments, super::handle::LANES, &mut trade) }
         .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
+    w.enter_network_mappings(&remote);
     w.remote
         .store(Box::into_raw(Box::new(remote)), Ordering::Release);
 }

@@ -25,7 +25,9 @@ use crate::bootstrap::Bootstrap;
 use crate::fatal;
 use crate::transport::shm::{Segment, control};
 use crate::transport::{self, Remote};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
+};
 use std::sync::{Mutex, MutexGuard};
 
 /// Which symmetric segment an address lies in.
@@ -69,6 +71,25 @@ pub struct SegmentView {
     pub user: usize,
     pub user_len: usize,
     pub peers: Box<[usize]>,
+    /// Each peer's base in this process for puts and gets ([`World::rma_target`]): `peers[pe]`,
+    /// or, for a peer on the network route, where the network itself maps its segment while it
+    /// is connected (UCX's shared-memory transports: its put there would be the same copy), or 0.
+    pub direct: Box<[AtomicUsize]>,
+}
+
+impl SegmentView {
+    /// A view whose peers are mapped at `peers` (0: on the network route).
+    pub fn new(base: usize, len: usize, start: usize, peers: Vec<usize>) -> SegmentView {
+        SegmentView {
+            base,
+            len,
+            start,
+            user: base + start,
+            user_len: len - start,
+            direct: peers.iter().map(|&b| AtomicUsize::new(b)).collect(),
+            peers: peers.into(),
+        }
+    }
 }
 
 pub struct World {
@@ -324,6 +345,61 @@ impl World {
                 }
             }
             None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// [`World::target`] for a put or a get: also mapped when the network maps the peer's
+    /// memory here itself ([`SegmentView::direct`]), since the network's put or get would then be
+    /// the same copy. Other operations keep to the peer's route: the collectives and the control
+    /// words pick their algorithms by it, and an atomic by [`World::atomic_target`].
+    #[inline(always)]
+    pub fn rma_target(
+        &self,
+        call: &'static str,
+        what: &str,
+        addr: usize,
+        len: usize,
+        pe: usize,
+    ) -> Target {
+        match self.locate(addr, len) {
+            Some((seg, off)) => {
+                let base = self.segments[seg as usize].direct[pe].load(Ordering::Relaxed);
+                if base != 0 {
+                    Target::Mapped(base + off)
+                } else {
+                    Target::Net(seg, off)
+                }
+            }
+            None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// Enters where the network maps the segments of peers on the network route
+    /// ([`SegmentView::direct`]), once it is connected: a mapping that covers the whole segment.
+    pub(super) fn enter_network_mappings(&self, net: &Remote) {
+        for (seg, s) in self.segments.iter().enumerate() {
+            for (pe, direct) in s.direct.iter().enumerate() {
+                if s.peers[pe] != 0 || s.len == 0 {
+                    continue;
+                }
+                let base = match net.mapping(pe, seg) {
+                    // This PE's own copy through its own view, not a second mapping of it: a
+                    // copy between two views of the same pages cannot see that they overlap.
+                    Some((_, len)) if len >= s.len && pe == self.me => s.base,
+                    Some((base, len)) if len >= s.len => base,
+                    _ => 0,
+                };
+                direct.store(base, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Forgets the network's mappings (before the network closes, which unmaps them).
+    pub(super) fn forget_network_mappings(&self) {
+        for s in &self.segments {
+            for (direct, &base) in s.direct.iter().zip(&s.peers) {
+                direct.store(base, Ordering::Relaxed);
+            }
         }
     }
 

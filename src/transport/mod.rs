@@ -269,6 +269,15 @@ pub(crate) trait Network: Sized {
         })
     }
 
+    /// Where `pe`'s segment `seg` is mapped in this process by the network itself (the address
+    /// of its offset 0, and the length mapped), when the network's own puts and gets there are copies through that
+    /// mapping, complete when they return: UCX's shared-memory transports. Valid until
+    /// [`Network::close`]; `None` when the network reaches that memory otherwise.
+    fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+        let _ = (pe, seg);
+        None
+    }
+
     /// Closes every lane by `deadline`; this PE keeps answering its peers until [`Network::stop`].
     fn close(&mut self, deadline: Instant) -> Result<()>;
 
@@ -489,6 +498,11 @@ impl Remote {
         f: impl FnOnce(&mut dyn FnMut() -> bool) -> R,
     ) -> R {
         each!(self, n => Network::serve(n, signals, f))
+    }
+
+    /// See [`Network::mapping`].
+    pub(crate) fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+        each!(self, n => Network::mapping(n, pe, seg))
     }
 
     /// See [`Network::close`].

@@ -275,6 +275,11 @@ impl transport::Network for Network {
         Network::serve(self, signals, f)
     }
 
+    fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+        // The default lane's key: open from connect to close, as the mapping must be.
+        self.lane(0).ok()?.rkey(pe, seg).ok()?.mapping()
+    }
+
     fn close(&mut self, deadline: Instant) -> transport::Result<()> {
         Ok(Network::close(self, deadline)?)
     }

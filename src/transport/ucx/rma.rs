@@ -105,6 +105,12 @@ impl RemoteKey {
         !self.mapped.is_null()
     }
 
+    /// Where the region is mapped in this process and its length, if UCX reaches the region
+    /// with loads and stores (for as long as the key lives).
+    pub fn mapping(&self) -> Option<(usize, usize)> {
+        (!self.mapped.is_null()).then_some((self.mapped as usize, self.len))
+    }
+
     /// Where the region's `offset` is mapped in this process, if UCX reaches the region with loads
     /// and stores; `None` if UCX reaches it otherwise (a transport's RMA, or active messages).
     #[cfg(test)]
