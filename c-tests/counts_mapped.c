@@ -2,13 +2,15 @@
 // env: SHMEM_TRANSPORT=ucx
 // env: UCX_TLS=sm,self
 // env: SHMEM_COUNTS=1
+// env: SHMEM_INFO=1
 // expect-stderr: network operations: put 0 get 0 amo 1
+// expect-stdout: Puts and gets: copies through UCX's mapping of the heap of PEs 0
 // Every PE on the UCX route, over UCX's shared memory: UCX maps each peer's heap and global data
 // into this process, so puts and gets there are copies through that mapping, made without a
 // network operation (the same copies UCX's put and get would make), while the atomic still goes
 // through the network (one atomic path per job). Each PE writes its right neighbour's heap and
 // global data with every form of put and reads them back with every form of get; the values
-// must be right and SHMEM_COUNTS must show no network put or get.
+// must be right, SHMEM_COUNTS must show no network put or get, and SHMEM_INFO must say why.
 #include <shmem.h>
 #include <stdio.h>
 

@@ -3,6 +3,7 @@
 use super::config::VARIABLES;
 use super::world::{Route, World};
 use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
 
 /// Library name and version, as `shmem_info_get_name` reports it.
 pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
@@ -32,6 +33,31 @@ pub fn banner(w: &World) -> String {
                 list(Route::Shm),
                 list(Route::Net)
             );
+            // Peers on the UCX route whose memory UCX maps here (`World::rma_target`).
+            let by_ucx = |seg: &super::world::SegmentView| -> Vec<String> {
+                (0..w.npes)
+                    .filter(|&pe| w.routes[pe] == Route::Net)
+                    .filter(|&pe| seg.direct[pe].load(Ordering::Relaxed) != 0)
+                    .map(|pe| pe.to_string())
+                    .collect()
+            };
+            let (heap, data) = (by_ucx(&w.segments[0]), by_ucx(&w.segments[1]));
+            if !heap.is_empty() || !data.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Puts and gets: copies through UCX's mapping of the heap of PEs {} and the global data of PEs {}",
+                    if heap.is_empty() {
+                        "none".into()
+                    } else {
+                        heap.join(" ")
+                    },
+                    if data.is_empty() {
+                        "none".into()
+                    } else {
+                        data.join(" ")
+                    },
+                );
+            }
             let _ = writeln!(
                 out,
                 "Atomics: UCX for every PE, this node's and this PE's own included (one atomic path per job: CPU and NIC atomics on one word are not atomic with each other)"
