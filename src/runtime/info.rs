@@ -11,9 +11,10 @@ pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
 pub fn banner(w: &World) -> String {
     let mut out = format!("{LIBRARY}: OpenSHMEM 1.6, {} PEs\n", w.npes);
     if w.config.info {
-        let list = |route: Route| -> String {
+        // The PEs `keep` selects, as "0 2 5", or "none".
+        let list = |keep: &dyn Fn(usize) -> bool| -> String {
             let pes: Vec<String> = (0..w.npes)
-                .filter(|&pe| w.routes[pe] == route)
+                .filter(|&pe| keep(pe))
                 .map(|pe| pe.to_string())
                 .collect();
             if pes.is_empty() {
@@ -30,32 +31,20 @@ pub fn banner(w: &World) -> String {
                 out,
                 "Transport (PE {}): shared memory to PEs {}; UCX to PEs {}",
                 w.me,
-                list(Route::Shm),
-                list(Route::Net)
+                list(&|pe| w.routes[pe] == Route::Shm),
+                list(&|pe| w.routes[pe] == Route::Net)
             );
-            // Peers on the UCX route whose memory UCX maps here (`World::rma_target`).
-            let by_ucx = |seg: &super::world::SegmentView| -> Vec<String> {
-                (0..w.npes)
-                    .filter(|&pe| w.routes[pe] == Route::Net)
-                    .filter(|&pe| seg.direct[pe].load(Ordering::Relaxed) != 0)
-                    .map(|pe| pe.to_string())
-                    .collect()
+            // Peers on the UCX route whose segment `seg` UCX maps here (`World::rma_target`).
+            let by_ucx = |seg: usize, pe: usize| {
+                w.routes[pe] == Route::Net
+                    && w.segments[seg].direct[pe].load(Ordering::Relaxed) != 0
             };
-            let (heap, data) = (by_ucx(&w.segments[0]), by_ucx(&w.segments[1]));
-            if !heap.is_empty() || !data.is_empty() {
+            if (0..w.npes).any(|pe| by_ucx(0, pe) || by_ucx(1, pe)) {
                 let _ = writeln!(
                     out,
                     "Puts and gets: copies through UCX's mapping of the heap of PEs {} and the global data of PEs {}",
-                    if heap.is_empty() {
-                        "none".into()
-                    } else {
-                        heap.join(" ")
-                    },
-                    if data.is_empty() {
-                        "none".into()
-                    } else {
-                        data.join(" ")
-                    },
+                    list(&|pe| by_ucx(0, pe)),
+                    list(&|pe| by_ucx(1, pe))
                 );
             }
             let _ = writeln!(

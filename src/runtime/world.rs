@@ -335,17 +335,7 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
-        match self.locate(addr, len) {
-            Some((seg, off)) => {
-                let base = self.segments[seg as usize].peers[pe];
-                if base != 0 {
-                    Target::Mapped(base + off)
-                } else {
-                    Target::Net(seg, off)
-                }
-            }
-            None => not_symmetric(self, call, what, addr, len),
-        }
+        self.resolve(call, what, addr, len, |s| s.peers[pe])
     }
 
     /// [`World::target`] for a put or a get: also mapped when the network maps the peer's
@@ -361,15 +351,26 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
+        self.resolve(call, what, addr, len, |s| {
+            s.direct[pe].load(Ordering::Relaxed)
+        })
+    }
+
+    /// The two above: `base` picks the peer's base in the range's segment (0: not mapped).
+    #[inline(always)]
+    fn resolve(
+        &self,
+        call: &'static str,
+        what: &str,
+        addr: usize,
+        len: usize,
+        base: impl Fn(&SegmentView) -> usize,
+    ) -> Target {
         match self.locate(addr, len) {
-            Some((seg, off)) => {
-                let base = self.segments[seg as usize].direct[pe].load(Ordering::Relaxed);
-                if base != 0 {
-                    Target::Mapped(base + off)
-                } else {
-                    Target::Net(seg, off)
-                }
-            }
+            Some((seg, off)) => match base(&self.segments[seg as usize]) {
+                0 => Target::Net(seg, off),
+                base => Target::Mapped(base + off),
+            },
             None => not_symmetric(self, call, what, addr, len),
         }
     }
