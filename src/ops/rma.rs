@@ -5,8 +5,9 @@
 //! lies inside one symmetric segment, sizes do not overflow), translates the symmetric address to
 //! the peer's copy with one subtraction and one addition, and moves the bytes with the transport.
 //! On the shared-memory route every operation completes before it returns, so the `_nbi` forms are
-//! the blocking ones; `shmem_quiet` still orders them as the spec requires. A peer on the UCX route
-//! (its base is 0) takes the out-of-line branch into `crate::runtime::remote`.
+//! the blocking ones; `shmem_quiet` still orders them as the spec requires. The same holds for a
+//! peer on the UCX route whose memory UCX maps here (`World::rma_target`); any other peer on that
+//! route (its base is 0) takes the out-of-line branch into `crate::runtime::remote`.
 
 use super::enter_pe;
 use crate::fatal;

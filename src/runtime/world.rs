@@ -10,7 +10,10 @@
 //! into this process (same node: `SegmentView::peers[pe]` is its base here), or over the network
 //! (`peers[pe]` is 0, and the operation goes through the job's [`Remote`], the transport seam).
 //! `SHMEM_TRANSPORT=ucx` puts every PE on the network route, this one included. An operation asks
-//! [`World::target`], whose shared-memory answer costs one test of the peer's base.
+//! [`World::target`], whose shared-memory answer costs one test of the peer's base. Puts and gets
+//! ask [`World::rma_target`], which also maps a network-route peer whose memory the network maps
+//! here itself (UCX's shared-memory transports): the copy the network's put would make, made
+//! without the network.
 //!
 //! One atomic path per job. CPU atomics and NIC atomics on the same word are not atomic with each
 //! other, so when some peer is on the network route every atomic (on-node and on this PE's own

@@ -9,7 +9,9 @@
 //! hold a [`Remote`] and call its methods, which dispatch statically (a `match` of one arm per
 //! network, no `dyn`, no allocation). The shared-memory fast path never reaches this module: an
 //! operation tests the peer's mapped base first and calls here only when it is 0 (or when the job
-//! does every atomic over the network, see `runtime::world`).
+//! does every atomic over the network, see `runtime::world`). Puts and gets also test the base a
+//! network gave for a peer whose memory it maps here itself ([`Network::mapping`]): a copy there is
+//! what the network's put would make.
 //!
 //! Lanes. A lane is a network's state for one shmem context (lane 0: the default context), so
 //! that quiet and fence of a context touch its own operations only. A network opens a lane at
@@ -270,9 +272,9 @@ pub(crate) trait Network: Sized {
     }
 
     /// Where `pe`'s segment `seg` is mapped in this process by the network itself (the address
-    /// of its offset 0, and the length mapped), when the network's own puts and gets there are copies through that
-    /// mapping, complete when they return: UCX's shared-memory transports. Valid until
-    /// [`Network::close`]; `None` when the network reaches that memory otherwise.
+    /// of its offset 0, and the length mapped), when the network's own puts and gets there are
+    /// copies through that mapping, complete when they return: UCX's shared-memory transports.
+    /// Valid until [`Network::close`]; `None` when the network reaches that memory otherwise.
     fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
         let _ = (pe, seg);
         None
