@@ -12,8 +12,10 @@
 //! [`split`] divides the work into one chunk per member.
 //! A group on more than one node is node-aware ([`node`]): shared memory inside each node, the
 //! node leaders alone on the network, by dissemination for the barrier and by a binomial tree for
-//! small broadcasts and reductions ([`tree`]), so those cost each PE `O(log nodes)` messages, and
-//! by scatter (or reduce-scatter) and all-gather among the leaders for large ones ([`ring`]), so
+//! small broadcasts and reductions ([`tree`]; their data goes from leader to leader as messages
+//! of the network where it carries them, [`message`], so a broadcast's root does not wait for its
+//! readers and a reduction is recursive doubling), so those cost each PE `O(log nodes)` messages,
+//! and by scatter (or reduce-scatter) and all-gather among the leaders for large ones ([`ring`]), so
 //! each leader moves about the data's size once (twice for a reduction) whatever the number of
 //! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes' (and so
 //! does collect over nodes that each hold a run of consecutive members); a scan over such nodes
@@ -25,6 +27,7 @@ pub mod agree;
 pub mod barrier;
 pub mod call;
 pub mod flat;
+pub mod message;
 pub mod node;
 pub mod posted;
 pub mod ring;

@@ -243,6 +243,11 @@ impl<'a> Sig<'a> {
         }
     }
 
+    /// The call's epoch on a team (0 on an active set).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
     fn word(c: &Control, slot: usize, which: Word) -> &AtomicU64 {
         let t = words(c, slot);
         match which {

@@ -62,7 +62,7 @@ static ASET_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
 
 /// Counts a call of this PE on the active set `key` and returns how many it has made on it, this
 /// one included.
-fn aset_call(key: u64) -> u64 {
+pub(super) fn aset_call(key: u64) -> u64 {
     debug_assert_ne!(key, 0);
     let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
     for i in 0..ASET_SLOTS {
@@ -112,7 +112,7 @@ pub struct Contribution {
 }
 
 /// An active set as one number: start (14 bits), log2 of the stride (5 bits), size (15 bits).
-fn aset_key(c: &Coll) -> u64 {
+pub(super) fn aset_key(c: &Coll) -> u64 {
     let m = &c.g.members;
     let log = m.stride.max(1).trailing_zeros() as u64;
     (m.start as u64) << 20 | log << 15 | m.size as u64

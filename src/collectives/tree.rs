@@ -7,6 +7,16 @@
 //! `i` is always the leader `2^i` places after its parent, whatever the root, so the word it
 //! reports in (`up[i]`) has one writer (see `node`).
 //!
+//! Where the network carries messages ([`super::message`]) and the data is at most
+//! `MESSAGE_BYTES`, the leaders send it as messages instead of writing each other's memory:
+//! - broadcast: each leader takes its parent's message into its destination (the root starts
+//!   from its source), sends one to each child and delivers to its node's members; nobody waits
+//!   for a child, so a root runs ahead of its readers, but for one call in `HANDSHAKE_EVERY`,
+//!   which takes the handshakes below. `ceil(log2 L)` messages for the root, one hop each level.
+//! - reduction: recursive doubling among the leaders ([`exchange`]), `log2 L` exchanges (two more
+//!   steps where `L` is not a power of two), then each leader delivers the result to its node.
+//!
+//! Otherwise:
 //! - broadcast: every leader reports to its parent on entry (its destination is free), waits for
 //!   the data in its destination, puts it into each child's destination (the root from its
 //!   source), fences, signals each child, copies it into its node's members' destinations and
@@ -35,6 +45,7 @@
 
 use super::Coll;
 use super::call::Combine;
+use super::message::{self, HANDSHAKE_EVERY, Messages};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
@@ -165,6 +176,7 @@ pub unsafe fn broadcast(
     };
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
+    let messages = Messages::of(c, &s, nbytes);
     let leader = m.world(l.leader());
     if m.me != l.leader() {
         s.tell(leader, Word::Arrive);
@@ -174,6 +186,15 @@ pub unsafe fn broadcast(
     let n = l.leaders.len();
     let root_node = l.leaders.iter().position(|&i| i == root).unwrap_or(0);
     let (parent, children) = links(n, root_node, l.node);
+    if let Some(msg) = messages.filter(|msg| !msg.number().is_multiple_of(HANDSHAKE_EVERY)) {
+        // SAFETY: forwarded.
+        unsafe {
+            broadcast_by_messages(
+                c, &s, &l, &msg, parent, &children, dest, source, nbytes, to_root,
+            )
+        };
+        return true;
+    }
     if let Some((p, j)) = parent {
         s.tell(m.world(l.leaders[p]), Word::Up(j));
     }
@@ -201,6 +222,54 @@ pub unsafe fn broadcast(
     true
 }
 
+/// The leaders' part of a broadcast by messages: the data from the parent's message (the root's
+/// source at the root) into this leader's destination, then a message to each child, then into
+/// the node's members' destinations as they arrive.
+///
+/// # Safety
+/// As `flat::broadcast`; `l` is this call's layout and this PE its node's leader.
+#[allow(clippy::too_many_arguments)]
+unsafe fn broadcast_by_messages(
+    c: &Coll,
+    s: &Sig,
+    l: &Layout,
+    msg: &Messages,
+    parent: Option<Link>,
+    children: &[Link],
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    to_root: bool,
+) {
+    let data = match parent {
+        Some((p, _)) => {
+            // SAFETY: this PE's destination holds `nbytes` (the caller's contract).
+            let into = unsafe { std::slice::from_raw_parts_mut(dest, nbytes) };
+            msg.receive(l.leaders[p], 0, into);
+            dest as usize
+        }
+        None => {
+            if to_root && nbytes > 0 && !std::ptr::eq(dest, source) {
+                // SAFETY: the root's own destination and source (the caller's contract).
+                unsafe { shm::copy(dest, source, nbytes) };
+            }
+            source as usize
+        }
+    };
+    // SAFETY: `data` holds `nbytes`: the root's source or this leader's destination, filled above.
+    let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, nbytes) };
+    // The largest subtree first: its leaves are the farthest away.
+    for &(k, _) in children.iter().rev() {
+        msg.send(l.leaders[k], 0, bytes);
+    }
+    let m = &c.g.members;
+    for &i in &l.locals {
+        s.hear(m.world(i), Word::Arrive);
+    }
+    // SAFETY: every local member arrived; `data` holds the data.
+    unsafe { deliver(c, s, l, &[], dest as usize, data, nbytes) };
+}
+
 /// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
 /// should run instead.
 ///
@@ -223,12 +292,22 @@ pub unsafe fn reduce<T: Copy>(
     };
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
+    let messages = Messages::of(c, &s, len);
     if node::gather_at_leader(&s, &l, m) {
         return true;
     }
-    let (parent, children) = links(l.leaders.len(), 0, l.node);
     // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
     let mut acc = unsafe { ring::node_partial(c, &l, source, n, zero, combine) };
+    if let Some(msg) = messages {
+        // SAFETY: `acc` holds `n` elements.
+        unsafe { exchange(&l, &msg, &mut acc, zero, combine) };
+        // SAFETY: our own destination holds `n` elements; nobody reads our source any more.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
+        // SAFETY: our destination holds the result; every local member arrived.
+        unsafe { deliver(c, &s, &l, &[], dest as usize, dest as usize, len) };
+        return true;
+    }
+    let (parent, children) = links(l.leaders.len(), 0, l.node);
     for &(k, j) in &children {
         let child = l.leaders[k];
         s.hear(m.world(child), Word::Up(j));
@@ -246,6 +325,74 @@ pub unsafe fn reduce<T: Copy>(
     // SAFETY: our destination holds the result now.
     unsafe { deliver(c, &s, &l, &children, dest as usize, dest as usize, len) };
     true
+}
+
+/// Steps of [`exchange`]'s messages: an extra leader's partial to its partner, the rounds, the
+/// result back to the extra leader.
+const STEP_EXTRA: u64 = 0;
+const STEP_RESULT: u64 = message::STEPS - 1;
+
+/// The leaders' reduction by messages, recursive doubling: with `P` the largest power of two
+/// not above the number of leaders `L`, leader `P + j` first sends its node's partial result to
+/// leader `j`, which combines it after its own; then in round `r` (`r < log2 P`) each of the
+/// first `P` leaders exchanges its partial with the leader `2^r` away (its index with bit `r`
+/// flipped), and both combine the lower-indexed one's first, so both hold the same bits; at the
+/// end leader `j` sends the result to leader `P + j`. Each leader sends at most `log2 P + 1`
+/// messages, and a call takes `log2 P` exchanges, two more where `L` is not a power of two. The
+/// order of combination is fixed by `L` alone, the same on every leader and in every run.
+///
+/// # Safety
+/// `acc` is this leader's node's partial result, `n` elements of `T`; this PE leads its node.
+unsafe fn exchange<T: Copy>(
+    l: &Layout,
+    msg: &Messages,
+    acc: &mut Vec<T>,
+    zero: T,
+    combine: Combine<T>,
+) {
+    let n = acc.len();
+    let len = n * size_of::<T>();
+    let bytes = |v: &Vec<T>| {
+        // SAFETY: `v` holds `n` elements of a plain type, `len` bytes.
+        unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), len) }
+    };
+    let bytes_mut = |v: &mut Vec<T>| {
+        // SAFETY: as above; any bytes a member sent are `n` elements of the same type.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
+    };
+    let leaders = l.leaders.len();
+    let p = 1usize << leaders.ilog2();
+    let me = l.node;
+    if me >= p {
+        msg.send(l.leaders[me - p], STEP_EXTRA, bytes(acc));
+        msg.receive(l.leaders[me - p], STEP_RESULT, bytes_mut(acc));
+        return;
+    }
+    let mut other = vec![zero; n];
+    if me + p < leaders {
+        msg.receive(l.leaders[me + p], STEP_EXTRA, bytes_mut(&mut other));
+        // SAFETY: both hold `n` elements.
+        unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
+    }
+    let mut round = 0;
+    while 1usize << round < p {
+        let partner = me ^ (1 << round);
+        let step = 1 + round as u64;
+        msg.send(l.leaders[partner], step, bytes(acc));
+        msg.receive(l.leaders[partner], step, bytes_mut(&mut other));
+        if partner < me {
+            // SAFETY: both hold `n` elements.
+            unsafe { combine(other.as_mut_ptr(), acc.as_ptr(), n) };
+            std::mem::swap(acc, &mut other);
+        } else {
+            // SAFETY: both hold `n` elements.
+            unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
+        }
+        round += 1;
+    }
+    if me + p < leaders {
+        msg.send(l.leaders[me + p], STEP_RESULT, bytes(acc));
+    }
 }
 
 /// `acc` combined with the `n` elements at `x`, as a new vector (`x` itself when `acc` is empty:

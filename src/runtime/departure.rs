@@ -82,6 +82,26 @@ pub fn wait_for(
     );
 }
 
+/// As [`wait_for`], for a collective's message from `from` ([`crate::transport::Remote::take_message`]),
+/// which arrives where the network's raises do: the wait looks for it on every round.
+#[inline]
+pub fn wait_for_message(
+    w: &World,
+    call: &'static str,
+    from: usize,
+    done: impl Fn() -> bool,
+    what: impl Fn(&mut String),
+) {
+    wait_while_there(
+        w,
+        call,
+        true,
+        || has_left(w, from).then_some(from),
+        done,
+        what,
+    );
+}
+
 /// As [`wait_for`], for something every member of `m` takes part in (a counter barrier's last
 /// arrival): if any of them has left meanwhile, the job ends with the error naming it.
 #[inline]

@@ -248,6 +248,27 @@ pub(crate) trait Network: Sized {
     /// Loads `words.len()` consecutive control words from heap offset `off` of `pe`.
     fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()>;
 
+    /// Whether this network carries the collectives' messages ([`Network::send_message`]).
+    fn messages(&self) -> bool {
+        false
+    }
+
+    /// Sends `pe` a message of a collective call: `bytes` under `tag`, which names the call and
+    /// the step, so that no other message in flight to `pe` has it. Returns once `bytes` may be
+    /// reused; the message waits at `pe` until `pe` takes it, however many calls later.
+    fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+        let _ = (pe, tag, bytes);
+        Err(Error::new("this network carries no collective messages"))
+    }
+
+    /// Takes the message under `tag` if it has arrived: `None` if not (yet), else its length, with
+    /// its bytes in `into` when that is its length (one of another length is dropped). What
+    /// arrives is moved by the polls of a wait that serves with `signals` ([`Network::serve`]).
+    fn take_message(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
+        let _ = (tag, into);
+        Err(Error::new("this network carries no collective messages"))
+    }
+
     /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
 
@@ -484,6 +505,22 @@ impl Remote {
     /// See [`Network::control_load`].
     pub(crate) fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()> {
         each!(self, n => Network::control_load(n, pe, off, words))
+    }
+
+    /// See [`Network::messages`].
+    #[inline]
+    pub(crate) fn messages(&self) -> bool {
+        each!(self, n => Network::messages(n))
+    }
+
+    /// See [`Network::send_message`].
+    pub(crate) fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+        each!(self, n => Network::send_message(n, pe, tag, bytes))
+    }
+
+    /// See [`Network::take_message`].
+    pub(crate) fn take_message(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
+        each!(self, n => Network::take_message(n, tag, into))
     }
 
     /// See [`Network::raises_apart`].

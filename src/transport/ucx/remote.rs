@@ -19,6 +19,7 @@
 //! raise (a word that only grows: a barrier's epoch) to a peer not mapped here is one tagged
 //! message ([`super::signals`]), where a store is a put that the target answers.
 
+use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
 use std::time::Instant;
@@ -254,6 +255,18 @@ impl transport::Network for Network {
             std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 8 * words.len())
         };
         Ok(self.default_lane().rkey(pe, HEAP)?.get(off, bytes)?)
+    }
+
+    fn messages(&self) -> bool {
+        true
+    }
+
+    fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> transport::Result<()> {
+        Ok(self.signals.send(pe, tag | MESSAGE_TAG, bytes)?)
+    }
+
+    fn take_message(&self, tag: u64, into: &mut [u8]) -> transport::Result<Option<usize>> {
+        Ok(self.signals.take(tag | MESSAGE_TAG, into)?)
     }
 
     fn raises_apart(&self, pe: usize) -> bool {

@@ -37,11 +37,19 @@ use std::sync::{Mutex, OnceLock};
 use ucx_sys::*;
 
 /// How the signal context is configured beyond `UCX_*`: no rendezvous lanes, so every endpoint
-/// has one lane (the records are 16 bytes, always sent eagerly).
-pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "0")];
+/// has one lane, and no rendezvous at all: the records are 16 bytes, and a collective's message
+/// (at most `collectives::tree::MESSAGE_BYTES`) goes eagerly too, so that its send completes
+/// without the receiver (which may take it calls later) and two members sending to each other
+/// before they receive never wait for each other's receive.
+pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "0"), ("RNDV_THRESH", "inf")];
 
-/// The tag of every record (only this library's workers use the context).
+/// The tag of every record (only this library's workers use the context). Its top bit is clear:
+/// the tags of the collectives' messages ([`Signals::send`]) have it set.
 const TAG: ucp_tag_t = 0x7273_686d_656d_0001;
+
+/// The bit every tag of a collective's message has, and a record's does not.
+pub const MESSAGE_TAG: ucp_tag_t = 1 << 63;
+const _: () = assert!(TAG & MESSAGE_TAG == 0);
 
 /// Bytes of one record: the word's offset in the target's heap, then the value (native order: the
 /// PEs of a job share an architecture).
@@ -122,6 +130,63 @@ impl Signals {
             .worker
             .request("ucp_tag_send_nbx", status)?
             .wait()
+    }
+
+    /// Sends `pe` a collective's message: `bytes` under `tag` (with [`MESSAGE_TAG`] set). Returns
+    /// once `bytes` may be reused; the message waits at `pe`, in UCX's queue of unexpected
+    /// messages, until `pe` takes it ([`Signals::take`]).
+    pub fn send(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+        debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
+        let endpoint = self.endpoint(pe)?;
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live; `bytes` is borrowed until the send completed, in wait.
+        let status = unsafe {
+            ucp_tag_send_nbx(
+                endpoint.handle.raw,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                tag,
+                &param,
+            )
+        };
+        endpoint
+            .handle
+            .worker
+            .request("ucp_tag_send_nbx", status)?
+            .wait()
+    }
+
+    /// Takes the message under `tag` if it has arrived: `None` if not (yet), else its length, and
+    /// its bytes in `into` when that is its length (a message of another length is taken and
+    /// dropped). Makes no progress: the polls of a wait do ([`Signals::poll`]).
+    pub fn take(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
+        let worker = self.worker.handle.raw;
+        // SAFETY: plain C struct of integers; zero is a valid value.
+        let mut info: ucp_tag_recv_info_t = unsafe { std::mem::zeroed() };
+        // SAFETY: the worker is live; `info` is writable; remove = 1 takes the message out of the
+        // unexpected queue, to be received just below.
+        let message = unsafe { ucp_tag_probe_nb(worker, tag, ucp_tag_t::MAX, 1, &mut info) };
+        if message.is_null() {
+            return Ok(None);
+        }
+        let mut other = Vec::new();
+        let to = if info.length == into.len() {
+            into
+        } else {
+            other.resize(info.length, 0u8);
+            &mut other[..]
+        };
+        let param = ucp_request_param_t::default();
+        // SAFETY: `message` was just removed from the worker's queue and is received once; `to`
+        // holds `info.length` bytes and is borrowed until the receive completes (in wait).
+        let status = unsafe {
+            ucp_tag_msg_recv_nbx(worker, to.as_mut_ptr().cast(), to.len(), message, &param)
+        };
+        self.worker
+            .handle
+            .request("ucp_tag_msg_recv_nbx", status)?
+            .wait()?;
+        Ok(Some(info.length))
     }
 
     /// Progresses the worker once and applies every record that has arrived. Whether one did.

@@ -1,0 +1,113 @@
+// pes: 1 2 3 5 6 7
+// timeout: 240
+// env: SHMEM_TRANSPORT=ucx
+// env: UCX_TLS=tcp,self
+// Broadcasts and reductions back to back with no barrier between them, every PE on the UCX route
+// (each PE its own node, so every PE leads one: the node leaders' messages of
+// src/collectives/message.rs), at leader counts that are and are not powers of two. A broadcast's
+// root runs ahead of its readers there, its messages waiting at the readers until their own call
+// takes them, and one call in 64 waits for the readers instead: 300 rounds cross that several
+// times. Each round:
+// - a team broadcast of a size that cycles from 8 bytes to past the message limit (16 KiB), from a
+//   root that changes every round, into the same destination every time, read right after;
+// - a long sum and a double sum (of multiples of 1/8: exact in any order) on the world team, of 1,
+//   16, 2048 and 2049 elements;
+// - the same broadcast and long sum through the active-set routines (pSync arrays alternating),
+//   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
+// every element is checked by every PE.
+#include <shmem.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "check.h"
+
+enum { ROUNDS = 300, MAXN = 2600 };
+
+static int me, npes;
+static long errors;
+static unsigned char bsrc[20000], bdst[20000];
+static long lsrc[MAXN], ldst[MAXN];
+static double dsrc[MAXN], ddst[MAXN];
+/* Broadcasts use the first two, reductions the last two, each pair alternating. */
+static long psync[4][SHMEM_REDUCE_SYNC_SIZE];
+static long pwrk[2][MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+
+static unsigned char byte(int round, size_t k) { return (unsigned char)(round * 31 + k * 7 + 1); }
+static long lval(int round, int pe, int k) { return (long)round * 100000 + pe * 1000 + k; }
+
+static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, size_t len) {
+    int root = round % tsize;
+    if (tme == root)
+        for (size_t k = 0; k < len; k++) bsrc[k] = byte(round, k);
+    shmem_broadcastmem(team, bdst, bsrc, len, root);
+    size_t bad = 0;
+    for (size_t k = 0; k < len; k++) bad += bdst[k] != byte(round, k);
+    CHECK(bad == 0, "round %d: team broadcast of %zu bytes from member %d: %zu bytes wrong", round,
+          len, root, bad);
+}
+
+int main(void) {
+    static const size_t lens[] = {8, 100, 4096, 16384, 20000};
+    static const int counts[] = {1, 16, 2048, 2049};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[i][k] = SHMEM_SYNC_VALUE;
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    shmem_team_t odd = SHMEM_TEAM_INVALID;
+    if (npes > 1)
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &odd);
+    shmem_barrier_all();
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t len = lens[round % 5];
+        broadcast_round(SHMEM_TEAM_WORLD, me, npes, round, len);
+        if (odd != SHMEM_TEAM_INVALID)
+            broadcast_round(odd, shmem_team_my_pe(odd), shmem_team_n_pes(odd), round, len / 2);
+
+        int n = counts[round % 4];
+        for (int k = 0; k < n; k++) {
+            lsrc[k] = lval(round, me, k);
+            dsrc[k] = (me + 1) * 0.125 + k;
+        }
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, n);
+        shmem_double_sum_reduce(SHMEM_TEAM_WORLD, ddst, dsrc, n);
+        int bad = 0, dbad = 0;
+        for (int k = 0; k < n; k++) {
+            long want = 0;
+            double dwant = 0;
+            for (int pe = 0; pe < npes; pe++) {
+                want += lval(round, pe, k);
+                dwant += (pe + 1) * 0.125 + k;
+            }
+            bad += ldst[k] != want;
+            dbad += ddst[k] != dwant;
+        }
+        CHECK(bad == 0, "round %d: long sum of %d elements: %d wrong", round, n, bad);
+        CHECK(dbad == 0, "round %d: double sum of %d elements: %d wrong", round, n, dbad);
+
+        /* The active-set forms: broadcast64 (the root's dest untouched) and long_sum_to_all. */
+        int root = (round * 7) % npes;
+        size_t words = len / 8;
+        if (me == root)
+            for (size_t k = 0; k < len; k++) bsrc[k] = byte(round + 1, k);
+        shmem_broadcast64(bdst, bsrc, words, root, 0, 0, npes, psync[round & 1]);
+        if (me != root) {
+            size_t wrong = 0;
+            for (size_t k = 0; k < words * 8; k++) wrong += bdst[k] != byte(round + 1, k);
+            CHECK(wrong == 0, "round %d: broadcast64 of %zu words from PE %d: %zu bytes wrong",
+                  round, words, root, wrong);
+        }
+        for (int k = 0; k < n; k++) lsrc[k] = lval(round + 1, me, k);
+        shmem_long_sum_to_all(ldst, lsrc, n, 0, 0, npes, pwrk[round & 1], psync[2 + (round & 1)]);
+        bad = 0;
+        for (int k = 0; k < n; k++) {
+            long want = 0;
+            for (int pe = 0; pe < npes; pe++) want += lval(round + 1, pe, k);
+            bad += ldst[k] != want;
+        }
+        CHECK(bad == 0, "round %d: long_sum_to_all of %d elements: %d wrong", round, n, bad);
+    }
+    if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    shmem_finalize();
+    if (me == 0 && errors == 0) printf("coll_messages: %d rounds on %d PEs: OK\n", ROUNDS, npes);
+    return errors != 0;
+}

@@ -1,0 +1,149 @@
+//! The node leaders' messages: a small broadcast or reduction across nodes sends its data from
+//! leader to leader as messages of the network ([`crate::transport::Remote::send_message`]), each
+//! tagged with its group, its call and its step, and taken by the receiver when its own call gets
+//! there, however many calls after the sender's.
+//!
+//! Why: written into a peer's memory, data needs the peer's word that its destination is free, and
+//! the writer's fence and signal after it: over TCP, three one-way messages and a round trip per
+//! tree edge and call, at 2 PEs 37 us a broadcast of 8 bytes against OSHMEM's 6 (whose collectives
+//! are its MPI layer's messages). A message carries data and signal at once and needs nobody's
+//! leave: the receiver copies it into its destination inside its call, so the destination's
+//! readiness is the receiver's own business.
+//!
+//! Tags (63 bits; the network keeps the top one for itself): bit 62 says a team or an active set;
+//! bits 56-61 the step of the call (which edge of a tree, which round of an exchange); a team's
+//! slot in bits 32-55 and the low 32 bits of its epoch in bits 0-31; an active set's key (start,
+//! stride and size, [`posted::aset_key`]) in bits 22-55 and the low 22 bits of the member's count
+//! of calls on it in bits 0-21. Every member counts every call the same (a team's epoch; on an
+//! active set every member, leader or not, counts each call that could go by messages), and no
+//! member is ever `2^22` calls ahead of another's messages: a reduction's member waits for every
+//! other's data of the call, and a broadcast's root is held back by [`HANDSHAKE_EVERY`]. So each
+//! tag names one message of one call; a receiver expects exactly one message per step and call.
+//!
+//! Invariants: a member sends a call's message only from inside that call and takes only the
+//! messages of the call it is in; every message sent is taken (by a member of the same call, which
+//! every member makes), so none is left at a finalize.
+
+use super::node::Sig;
+use super::{Coll, Sync, posted};
+use crate::runtime::counters::{self, Kind};
+use crate::runtime::departure;
+use crate::transport::Remote;
+use std::cell::Cell;
+use std::fmt::Write as _;
+
+/// The largest broadcast or reduction the leaders send as messages, where the network carries
+/// them (above, the tree's puts and signals, or the ring of `collectives::ring`).
+pub const MESSAGE_BYTES: usize = 16 * 1024;
+
+/// One call in this many on a group (by its number there) takes the broadcast tree's handshakes
+/// instead of messages: there every leader waits for its children to enter the call before it
+/// sends them the data, so a root runs at most this many calls ahead of each level of the tree
+/// below it, and the messages waiting at a slow reader stay few.
+pub const HANDSHAKE_EVERY: u64 = 64;
+
+/// The bit of a tag for an active set's call (clear: a team's).
+const ACTIVE_SET: u64 = 1 << 62;
+/// Where a tag's step starts, and how many steps a call may have.
+const STEP_AT: u32 = 56;
+pub const STEPS: u64 = 64;
+
+/// The messages of one call among the node leaders.
+pub struct Messages<'a> {
+    c: &'a Coll<'a>,
+    net: &'a Remote,
+    /// The tag without the step.
+    base: u64,
+    /// The call's number on its group (its low bits are in `base`).
+    number: u64,
+}
+
+impl<'a> Messages<'a> {
+    /// The messages of call `c` (started with signals `s`) if it moves `len` bytes and the network
+    /// carries messages; counts the call on an active set. Every member of the call must ask, with
+    /// the same `len`, whether it sends messages or not.
+    pub fn of(c: &'a Coll<'a>, s: &Sig, len: usize) -> Option<Messages<'a>> {
+        if len > MESSAGE_BYTES {
+            return None;
+        }
+        let net = c.w.remote().filter(|net| net.messages())?;
+        let (base, number) = match c.g.sync {
+            Sync::Team(slot) => {
+                let epoch = s.epoch();
+                (
+                    (slot as u64 & 0xff_ffff) << 32 | (epoch & 0xffff_ffff),
+                    epoch,
+                )
+            }
+            Sync::ActiveSet => {
+                let key = posted::aset_key(c);
+                let number = posted::aset_call(key);
+                (ACTIVE_SET | key << 22 | (number & 0x3f_ffff), number)
+            }
+        };
+        Some(Messages {
+            c,
+            net,
+            base,
+            number,
+        })
+    }
+
+    /// The call's number on its group (a team's epoch, an active set's count of calls).
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    fn tag(&self, step: u64) -> u64 {
+        debug_assert!(step < STEPS);
+        self.base | step << STEP_AT
+    }
+
+    /// Sends member `i` the message of step `step`: `bytes`, which may be reused on return.
+    pub fn send(&self, i: usize, step: u64, bytes: &[u8]) {
+        let pe = self.c.g.members.world(i);
+        counters::moved(Kind::Put, 1, bytes.len() as u64);
+        if let Err(e) = self.net.send_message(pe, self.tag(step), bytes) {
+            crate::fatal!(self.c.call, "sending to PE {pe} over the network: {e}");
+        }
+    }
+
+    /// Waits for the message of step `step` from member `i` and takes it into `into`, which must
+    /// be its length (every member of a call passes the same sizes; a message of another length
+    /// ends the job with both lengths).
+    pub fn receive(&self, i: usize, step: u64, into: &mut [u8]) {
+        let from = self.c.g.members.world(i);
+        let tag = self.tag(step);
+        let (to, len) = (into.as_mut_ptr(), into.len());
+        let got = Cell::new(None);
+        let done = || {
+            if got.get().is_none() {
+                // SAFETY: `into` is borrowed mutably for this call and used nowhere else meanwhile.
+                let into = unsafe { std::slice::from_raw_parts_mut(to, len) };
+                match self.net.take_message(tag, into) {
+                    Ok(n) => got.set(n),
+                    Err(e) => crate::fatal!(
+                        self.c.call,
+                        "receiving from PE {from} over the network: {e}"
+                    ),
+                }
+            }
+            got.get().is_some()
+        };
+        let what = |out: &mut String| {
+            let _ = write!(
+                out,
+                "waiting for PE {from}'s message (call {} on this group, step {step})",
+                self.number
+            );
+        };
+        departure::wait_for_message(self.c.w, self.c.call, from, done, what);
+        if let Some(n) = got.get().filter(|&n| n != len) {
+            crate::fatal!(
+                self.c.call,
+                "PE {from} sent {n} bytes where this PE expects {len}: every PE of the call must \
+                 pass the same number of elements"
+            );
+        }
+    }
+}
