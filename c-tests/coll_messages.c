@@ -2,7 +2,7 @@
 // timeout: 240
 // env: SHMEM_TRANSPORT=ucx
 // env: UCX_TLS=tcp,self
-// Broadcasts and reductions back to back with no barrier between them, every PE on the UCX route
+// Broadcasts, reductions and fcollects back to back with no barrier between them, every PE on the UCX route
 // (each PE its own node, so every PE leads one: the node leaders' messages of
 // src/collectives/message.rs), at leader counts that are and are not powers of two. A broadcast's
 // root runs ahead of its readers there, its messages waiting at the readers until their own call
@@ -14,6 +14,8 @@
 //   16, 2048 and 2049 elements;
 // - the same broadcast and long sum through the active-set routines (pSync arrays alternating),
 //   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
+// - fcollect on the world team and through fcollect64, of blocks whose total is on both sides of
+//   the message limit;
 // every element is checked by every PE.
 #include <shmem.h>
 #include <stdint.h>
@@ -27,6 +29,7 @@ static long errors;
 static unsigned char bsrc[20000], bdst[20000];
 static long lsrc[MAXN], ldst[MAXN];
 static double dsrc[MAXN], ddst[MAXN];
+static unsigned char fdst[8 * 4000];
 /* Broadcasts use the first two, reductions the last two, each pair alternating. */
 static long psync[4][SHMEM_REDUCE_SYNC_SIZE];
 static long pwrk[2][MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
@@ -48,6 +51,8 @@ static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, si
 int main(void) {
     static const size_t lens[] = {8, 100, 4096, 16384, 20000};
     static const int counts[] = {1, 16, 2048, 2049};
+    /* At 7 PEs the last is past the message limit (16 KiB in all). */
+    static const size_t fblocks[] = {8, 104, 2000, 4000};
     for (int i = 0; i < 4; i++)
         for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[i][k] = SHMEM_SYNC_VALUE;
     shmem_init();
@@ -105,6 +110,23 @@ int main(void) {
             bad += ldst[k] != want;
         }
         CHECK(bad == 0, "round %d: long_sum_to_all of %d elements: %d wrong", round, n, bad);
+
+        /* fcollect on the world team and through fcollect64, blocks of a size that cycles. */
+        size_t block = fblocks[round % 4];
+        for (size_t k = 0; k < block; k++) bsrc[k] = byte(round + me, k);
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, fdst, bsrc, block);
+        size_t wrong = 0;
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < block; k++) wrong += fdst[pe * block + k] != byte(round + pe, k);
+        CHECK(wrong == 0, "round %d: fcollectmem of %zu bytes a PE: %zu bytes wrong", round, block,
+              wrong);
+        shmem_fcollect64(fdst, bsrc, block / 8, 0, 0, npes, psync[round & 1]);
+        wrong = 0;
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < block / 8 * 8; k++)
+                wrong += fdst[pe * (block / 8 * 8) + k] != byte(round + pe, k);
+        CHECK(wrong == 0, "round %d: fcollect64 of %zu words a PE: %zu bytes wrong", round,
+              block / 8, wrong);
     }
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
     shmem_finalize();

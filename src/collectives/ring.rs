@@ -33,6 +33,7 @@
 
 use super::Coll;
 use super::call::Combine;
+use super::message::{self, Messages};
 use super::node::{self, Layout, Sig, Word};
 use super::split::{self, chunk};
 use crate::transport::shm;
@@ -282,6 +283,8 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         return false;
     };
     let [local, ready, done] = signals(c);
+    let messages =
+        Messages::of(c, &local, total).filter(|_| l.leaders.len() <= message::STEPS as usize);
     if node::gather_at_leader(&local, &l, m) {
         return true;
     }
@@ -290,8 +293,6 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         // SAFETY: the view holds `nbytes`; block `i` of our destination is in `total`.
         unsafe { shm::copy(dest.add(i * nbytes), view.addr() as *const u8, nbytes) };
     }
-    shm::order();
-    node::disseminate(&ready, &l, m);
     // Each member's node, as an index into the leaders.
     let node_of: Vec<usize> = {
         let ids: Vec<usize> = l.leaders.iter().map(|&k| c.w.nodes[m.world(k)]).collect();
@@ -302,6 +303,15 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             })
             .collect()
     };
+    if let Some(msg) = messages {
+        // SAFETY: our destination holds `total`, our node's blocks in it.
+        unsafe { exchange_blocks(&l, &msg, &node_of, dest, nbytes) };
+        // SAFETY: our destination holds every block now.
+        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        return true;
+    }
+    shm::order();
+    node::disseminate(&ready, &l, m);
     let mut i = 0;
     while i < m.size {
         let k = node_of[i];
@@ -331,6 +341,49 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     // SAFETY: our destination holds every block now.
     unsafe { release(c, &local, &l, dest as usize, dest, total) };
     true
+}
+
+/// The leaders' all-gather by messages: each leader sends its node's blocks (in member order,
+/// packed) to every other leader as one message, its step the sender's index among the leaders,
+/// and unpacks theirs into `dest`. One message each way between every two leaders, all in flight
+/// at once: `L - 1` messages per leader, as many as the gets of the other path, without its two
+/// barriers.
+///
+/// # Safety
+/// `dest` holds the `node_of.len()` blocks of `nbytes`, this node's filled; this PE leads it.
+unsafe fn exchange_blocks(
+    l: &Layout,
+    msg: &Messages,
+    node_of: &[usize],
+    dest: *mut u8,
+    nbytes: usize,
+) {
+    let blocks_of = |k: usize| (0..node_of.len()).filter(move |&i| node_of[i] == k);
+    let mut packed = Vec::with_capacity(nbytes * node_of.len());
+    for i in blocks_of(l.node) {
+        // SAFETY: block `i` of our destination holds this node's member `i`'s block.
+        packed
+            .extend_from_slice(unsafe { std::slice::from_raw_parts(dest.add(i * nbytes), nbytes) });
+    }
+    let n = l.leaders.len();
+    for k in (1..n).map(|d| (l.node + d) % n) {
+        msg.send(l.leaders[k], l.node as u64, &packed);
+    }
+    for k in (1..n).map(|d| (l.node + n - d) % n) {
+        let blocks: Vec<usize> = blocks_of(k).collect();
+        packed.resize(blocks.len() * nbytes, 0);
+        msg.receive(l.leaders[k], k as u64, &mut packed);
+        for (j, &i) in blocks.iter().enumerate() {
+            // SAFETY: block `i` of our destination, written by nobody else in this call.
+            unsafe {
+                shm::copy(
+                    dest.add(i * nbytes),
+                    packed.as_ptr().add(j * nbytes),
+                    nbytes,
+                )
+            };
+        }
+    }
 }
 
 /// `collect` over a group on several nodes that each hold a run of consecutive members, some of
