@@ -28,7 +28,7 @@
 //! counter), neither of which waits for a reply. The wait is always on this PE's own control
 //! block.
 
-pub use super::node::{signal, wait_signal};
+pub use super::node::{signal, signal_round, wait_round, wait_signal};
 use super::posted::Posting;
 use super::{Coll, Group, Sync};
 use crate::runtime::departure;
@@ -161,8 +161,8 @@ fn active_set(w: &World, m: &Members) {
     while distance < n {
         let to = m.world((m.me + distance) % n);
         let from = m.world((m.me + n - distance % n) % n);
-        signal(w, to);
-        wait_signal(w, from);
+        signal_round(w, to);
+        wait_round(w, from);
         distance *= 2;
     }
 }

@@ -204,6 +204,34 @@ pub fn wait_signal(w: &World, from: usize) {
     seen.store(next, Ordering::Relaxed);
 }
 
+/// Sends world PE `to` one active-set barrier round from this PE: raises its count of our rounds
+/// (what precedes a round is complete or none of the receiver's business, as for a team's round).
+pub fn signal_round(w: &World, to: usize) {
+    let n = w.aset_rounds_sent[to].fetch_add(1, Ordering::Relaxed) + 1;
+    w.control_raise("barrier", to, |c| &c.aset_rounds[w.me], n);
+}
+
+/// Waits for, and consumes, the next active-set barrier round from world PE `from`.
+pub fn wait_round(w: &World, from: usize) {
+    let seen = &w.aset_rounds_seen[from];
+    let next = seen.load(Ordering::Relaxed) + 1;
+    let count = &w.control(w.me).aset_rounds[from];
+    departure::wait_for(
+        w,
+        "barrier",
+        from,
+        true,
+        || count.load(Ordering::Acquire) >= next,
+        |out| {
+            let _ = write!(
+                out,
+                "barrier of an active set: waiting for PE {from} (round {next})"
+            );
+        },
+    );
+    seen.store(next, Ordering::Relaxed);
+}
+
 /// Which word a signal goes to.
 #[derive(Clone, Copy, Debug)]
 pub enum Word {
@@ -275,6 +303,7 @@ impl<'a> Sig<'a> {
                 }
                 _ => w.control_store(self.call, to, |c| Self::word(c, slot, which), self.epoch),
             },
+            Sync::ActiveSet if matches!(which, Word::Round(_)) => signal_round(w, to),
             Sync::ActiveSet => signal(w, to),
         }
     }
@@ -303,6 +332,7 @@ impl<'a> Sig<'a> {
                 let raised = matches!(which, Word::Round(_));
                 departure::wait_for(w, self.call, from, raised, done, what);
             }
+            Sync::ActiveSet if matches!(which, Word::Round(_)) => wait_round(w, from),
             Sync::ActiveSet => wait_signal(w, from),
         }
     }

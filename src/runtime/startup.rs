@@ -432,6 +432,8 @@ pub(super) fn build(call: &'static str) -> World {
         thread_level: AtomicI32::new(0),
         team_slots: AtomicU64::new(0b11),
         aset_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
+        aset_rounds_sent: (0..npes).map(|_| AtomicU64::new(0)).collect(),
+        aset_rounds_seen: (0..npes).map(|_| AtomicU64::new(0)).collect(),
         alloc_seq: AtomicU64::new(0),
         routes,
         nodes,

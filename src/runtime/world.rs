@@ -111,6 +111,10 @@ pub struct World {
     pub team_slots: AtomicU64,
     /// Active-set collectives: `aset_seen[p]` counts the signals from PE `p` this PE has consumed.
     pub aset_seen: Box<[AtomicU64]>,
+    /// Active-set barrier rounds: `aset_rounds_sent[p]` counts those this PE has signalled PE `p`,
+    /// `aset_rounds_seen[p]` those from PE `p` it has consumed.
+    pub aset_rounds_sent: Box<[AtomicU64]>,
+    pub aset_rounds_seen: Box<[AtomicU64]>,
     /// The number of collective allocation calls this PE has made.
     pub alloc_seq: AtomicU64,
     /// How each PE (this one included) is reached.

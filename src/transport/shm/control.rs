@@ -148,6 +148,10 @@ pub struct Control {
     pub teams: [TeamSync; TEAM_SLOTS],
     /// Active-set collectives: `aset[p]` counts the signals PE `p` has sent this PE.
     pub aset: [AtomicU64; ASET_PES],
+    /// Active-set barriers: `aset_rounds[p]` is how many dissemination rounds PE `p` has
+    /// signalled this PE, raised to that count (over UCX one tagged message, which may overtake
+    /// the adds of `aset`: so the rounds count apart).
+    pub aset_rounds: [AtomicU64; ASET_PES],
     /// Active-set collectives: values this PE publishes (as `TeamSync::value`).
     pub aset_value: [Padded; TEAM_VALUES],
     /// Active-set collectives: this PE's contributions (as `TeamSync::posts`).
