@@ -189,19 +189,13 @@ pub fn signal(w: &World, to: usize) {
 
 /// Waits for, and consumes, the next active-set signal from world PE `from`.
 pub fn wait_signal(w: &World, from: usize) {
-    let seen = &w.aset_seen[from];
-    let next = seen.load(Ordering::Relaxed) + 1;
-    let count = &w.control(w.me).aset[from];
-    w.wait_until_as(
-        || count.load(Ordering::Acquire) >= next,
-        |out| {
-            let _ = write!(
-                out,
-                "barrier of an active set: waiting for PE {from} (signal {next})"
-            );
-        },
+    consume(
+        w,
+        from,
+        &w.aset_seen[from],
+        &w.control(w.me).aset[from],
+        false,
     );
-    seen.store(next, Ordering::Relaxed);
 }
 
 /// Sends world PE `to` one active-set barrier round from this PE: raises its count of our rounds
@@ -213,22 +207,29 @@ pub fn signal_round(w: &World, to: usize) {
 
 /// Waits for, and consumes, the next active-set barrier round from world PE `from`.
 pub fn wait_round(w: &World, from: usize) {
-    let seen = &w.aset_rounds_seen[from];
-    let next = seen.load(Ordering::Relaxed) + 1;
     let count = &w.control(w.me).aset_rounds[from];
-    departure::wait_for(
-        w,
-        "barrier",
-        from,
-        true,
-        || count.load(Ordering::Acquire) >= next,
-        |out| {
-            let _ = write!(
-                out,
-                "barrier of an active set: waiting for PE {from} (round {next})"
-            );
-        },
-    );
+    consume(w, from, &w.aset_rounds_seen[from], count, true);
+}
+
+/// Waits until `count` (this PE's word counting what `from` sent it) passes `seen` (what it
+/// consumed of it), then consumes one. `raised`: the count is raised ([`signal_round`]), which
+/// the wait looks for on every round and which arrives ahead of `from`'s notice that it left;
+/// an add may not (it goes by the puts' path), so that wait does not look at departures.
+fn consume(w: &World, from: usize, seen: &AtomicU64, count: &AtomicU64, raised: bool) {
+    let next = seen.load(Ordering::Relaxed) + 1;
+    let kind = if raised { "round" } else { "signal" };
+    let done = || count.load(Ordering::Acquire) >= next;
+    let what = |out: &mut String| {
+        let _ = write!(
+            out,
+            "barrier of an active set: waiting for PE {from} ({kind} {next})"
+        );
+    };
+    if raised {
+        departure::wait_for(w, "barrier", from, true, done, what);
+    } else {
+        w.wait_until_as(done, what);
+    }
     seen.store(next, Ordering::Relaxed);
 }
 

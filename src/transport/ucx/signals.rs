@@ -111,25 +111,10 @@ impl Signals {
     /// peer's progress: every wait of the peer in the library looks at its signal worker now and
     /// then, and a raise goes to a member of the same barrier, which waits in it or will.
     pub fn raise(&self, pe: usize, offset: usize, value: u64) -> Result<()> {
-        let endpoint = self.endpoint(pe)?;
         let record = [offset as u64, value];
-        let param = ucp_request_param_t::default();
-        // SAFETY: the endpoint is live; the record lives on this frame until the send completed,
-        // in wait below.
-        let status = unsafe {
-            ucp_tag_send_nbx(
-                endpoint.handle.raw,
-                record.as_ptr().cast(),
-                RECORD,
-                TAG,
-                &param,
-            )
-        };
-        endpoint
-            .handle
-            .worker
-            .request("ucp_tag_send_nbx", status)?
-            .wait()
+        // SAFETY: plain integers, `RECORD` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(record.as_ptr().cast::<u8>(), RECORD) };
+        self.send_tagged(pe, TAG, bytes)
     }
 
     /// Sends `pe` a collective's message: `bytes` under `tag` (with [`MESSAGE_TAG`] set). Returns
@@ -137,6 +122,11 @@ impl Signals {
     /// messages, until `pe` takes it ([`Signals::take`]).
     pub fn send(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
         debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
+        self.send_tagged(pe, tag, bytes)
+    }
+
+    /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
+    fn send_tagged(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
         let endpoint = self.endpoint(pe)?;
         let param = ucp_request_param_t::default();
         // SAFETY: the endpoint is live; `bytes` is borrowed until the send completed, in wait.
