@@ -358,19 +358,23 @@ unsafe fn exchange_blocks(
     dest: *mut u8,
     nbytes: usize,
 ) {
-    let blocks_of = |k: usize| (0..node_of.len()).filter(move |&i| node_of[i] == k);
+    let n = l.leaders.len();
+    // Each node's members, in member order: one pass, not one per node.
+    let mut blocks_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &k) in node_of.iter().enumerate() {
+        blocks_of[k].push(i);
+    }
     let mut packed = Vec::with_capacity(nbytes * node_of.len());
-    for i in blocks_of(l.node) {
+    for &i in &blocks_of[l.node] {
         // SAFETY: block `i` of our destination holds this node's member `i`'s block.
         packed
             .extend_from_slice(unsafe { std::slice::from_raw_parts(dest.add(i * nbytes), nbytes) });
     }
-    let n = l.leaders.len();
     for k in (1..n).map(|d| (l.node + d) % n) {
         msg.send(l.leaders[k], l.node as u64, &packed);
     }
     for k in (1..n).map(|d| (l.node + n - d) % n) {
-        let blocks: Vec<usize> = blocks_of(k).collect();
+        let blocks = &blocks_of[k];
         packed.resize(blocks.len() * nbytes, 0);
         msg.receive(l.leaders[k], k as u64, &mut packed);
         for (j, &i) in blocks.iter().enumerate() {
