@@ -16,7 +16,10 @@
 //   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
 // - fcollect on the world team and through fcollect64, of blocks whose total is on both sides of
 //   the message limit;
-// every element is checked by every PE.
+// Three of the rounds add calls past the largest message (4 MiB): a broadcast and a long sum, by
+// team and by active set, which go as a sequence of pieces where the ring does not take them (2
+// and 3 leaders), and an fcollect, which takes the ring's gets.
+// Every element is checked by every PE.
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +37,9 @@ static unsigned char fdst[8 * 4000];
 static long psync[4][SHMEM_REDUCE_SYNC_SIZE];
 static long pwrk[2][MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
+/* Past the largest message: 4 MiB, and a few elements more. */
+enum { LARGE = (4 << 20) + 24 };
+
 static unsigned char byte(int round, size_t k) { return (unsigned char)(round * 31 + k * 7 + 1); }
 static long lval(int round, int pe, int k) { return (long)round * 100000 + pe * 1000 + k; }
 
@@ -46,6 +52,49 @@ static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, si
     for (size_t k = 0; k < len; k++) bad += bdst[k] != byte(round, k);
     CHECK(bad == 0, "round %d: team broadcast of %zu bytes from member %d: %zu bytes wrong", round,
           len, root, bad);
+}
+
+/* The calls past the largest message, in round `round`, in symmetric buffers of LARGE bytes (`fd`:
+ * npes blocks of LARGE / npes rounded up to 8). */
+static void large_round(int round, unsigned char *bs, unsigned char *bd, long *ls, long *ld,
+                        long *wrk, unsigned char *fd) {
+    int root = (round / 7 + 1) % npes;
+    if (me == root)
+        for (size_t k = 0; k < LARGE; k++) bs[k] = byte(round, k);
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, bd, bs, LARGE, root);
+    size_t bad = 0;
+    for (size_t k = 0; k < LARGE; k++) bad += bd[k] != byte(round, k);
+    CHECK(bad == 0, "round %d: team broadcast of %d bytes from PE %d: %zu wrong", round, LARGE,
+          root, bad);
+    if (me == root)
+        for (size_t k = 0; k < LARGE; k++) bs[k] = byte(round + 1, k);
+    shmem_broadcast64(bd, bs, LARGE / 8, root, 0, 0, npes, psync[round & 1]);
+    bad = 0;
+    if (me != root)
+        for (size_t k = 0; k < LARGE; k++) bad += bd[k] != byte(round + 1, k);
+    CHECK(bad == 0, "round %d: broadcast64 of %d words from PE %d: %zu bytes wrong", round,
+          LARGE / 8, root, bad);
+
+    int n = LARGE / 8;
+    for (int k = 0; k < n; k++) ls[k] = lval(round, me, k);
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ld, ls, n);
+    long base = 0;
+    for (int pe = 0; pe < npes; pe++) base += lval(round, pe, 0);
+    bad = 0;
+    for (int k = 0; k < n; k++) bad += ld[k] != base + (long)npes * k;
+    CHECK(bad == 0, "round %d: long sum of %d elements: %zu wrong", round, n, bad);
+    shmem_long_sum_to_all(ld, ls, n, 0, 0, npes, wrk, psync[2 + (round & 1)]);
+    bad = 0;
+    for (int k = 0; k < n; k++) bad += ld[k] != base + (long)npes * k;
+    CHECK(bad == 0, "round %d: long_sum_to_all of %d elements: %zu wrong", round, n, bad);
+
+    size_t block = (LARGE / npes + 7) / 8 * 8;
+    for (size_t k = 0; k < block; k++) bs[k] = byte(round + me, k);
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, fd, bs, block);
+    bad = 0;
+    for (int pe = 0; pe < npes; pe++)
+        for (size_t k = 0; k < block; k++) bad += fd[pe * block + k] != byte(round + pe, k);
+    CHECK(bad == 0, "round %d: fcollectmem of %zu bytes a PE: %zu wrong", round, block, bad);
 }
 
 int main(void) {
@@ -61,8 +110,17 @@ int main(void) {
     shmem_team_t odd = SHMEM_TEAM_INVALID;
     if (npes > 1)
         shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &odd);
+    unsigned char *bs = shmem_malloc(LARGE), *bd = shmem_malloc(LARGE);
+    long *ls = shmem_malloc(LARGE), *ld = shmem_malloc(LARGE);
+    long *wrk = shmem_malloc((LARGE / 16 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(long));
+    unsigned char *fd = shmem_malloc((size_t)npes * ((LARGE / npes + 7) / 8 * 8));
+    if (!(bs && bd && ls && ld && wrk && fd)) {
+        CHECK(0, "shmem_malloc of the large buffers failed");
+        shmem_global_exit(1);
+    }
     shmem_barrier_all();
     for (int round = 0; round < ROUNDS; round++) {
+        if (round % 149 == 0) large_round(round, bs, bd, ls, ld, wrk, fd);
         size_t len = lens[round % 5];
         broadcast_round(SHMEM_TEAM_WORLD, me, npes, round, len);
         if (odd != SHMEM_TEAM_INVALID)
@@ -129,6 +187,12 @@ int main(void) {
               block / 8, wrong);
     }
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    shmem_free(fd);
+    shmem_free(wrk);
+    shmem_free(ld);
+    shmem_free(ls);
+    shmem_free(bd);
+    shmem_free(bs);
     shmem_finalize();
     if (me == 0 && errors == 0) printf("coll_messages: %d rounds on %d PEs: OK\n", ROUNDS, npes);
     return errors != 0;

@@ -912,11 +912,11 @@ pub unsafe fn reduce<T: Copy>(
     combine: Combine<T>,
 ) {
     // SAFETY: forwarded.
-    if unsafe { super::ring::reduce(c, dest, source, n, zero, combine) } {
+    if unsafe { super::ring::reduce(c, dest, source, n, combine) } {
         return;
     }
     // SAFETY: forwarded.
-    if unsafe { super::tree::reduce(c, dest, source, n, zero, combine) } {
+    if unsafe { super::tree::reduce(c, dest, source, n, combine) } {
         return;
     }
     if c.chunked(dest as usize, n * size_of::<T>()) {

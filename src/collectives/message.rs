@@ -1,5 +1,6 @@
-//! The node leaders' messages: a small broadcast or reduction across nodes sends its data from
-//! leader to leader as messages of the network ([`crate::transport::Remote::send_message`]), each
+//! The node leaders' messages: a broadcast or reduction across nodes below the ring's threshold
+//! (`collectives::ring`), and an fcollect of up to [`LARGEST`] bytes, send their data from leader
+//! to leader as messages of the network ([`crate::transport::Remote::send_message`]), each
 //! tagged with its group, its call and its step, and taken by the receiver when its own call gets
 //! there, however many calls after the sender's.
 //!
@@ -8,7 +9,9 @@
 //! tree edge and call, at 2 PEs 37 us a broadcast of 8 bytes against OSHMEM's 6 (whose collectives
 //! are its MPI layer's messages). A message carries data and signal at once and needs nobody's
 //! leave: the receiver copies it into its destination inside its call, so the destination's
-//! readiness is the receiver's own business.
+//! readiness is the receiver's own business. Above 16 KiB ([`MESSAGE_BYTES`]) a broadcast's
+//! sender still waits for the receiver's word that it is in the call, one one-way message, which
+//! costs little beside the data and keeps what waits at a slow receiver small.
 //!
 //! Tags (63 bits; the network keeps the top one for itself): bit 62 says a team or an active set;
 //! bits 56-61 the step of the call (which edge of a tree, which round of an exchange); a team's
@@ -32,14 +35,20 @@ use crate::transport::Remote;
 use std::cell::Cell;
 use std::fmt::Write as _;
 
-/// The largest broadcast or reduction the leaders send as messages, where the network carries
-/// them (above, the tree's puts and signals, or the ring of `collectives::ring`).
+/// The most data a broadcast's message carries without the handshake: a larger one waits for the
+/// receiver to enter the call, so that a root running ahead leaves at most `HANDSHAKE_EVERY`
+/// small messages waiting at each reader.
 pub const MESSAGE_BYTES: usize = 16 * 1024;
 
-/// One call in this many on a group (by its number there) takes the broadcast tree's handshakes
-/// instead of messages: there every leader waits for its children to enter the call before it
-/// sends them the data, so a root runs at most this many calls ahead of each level of the tree
-/// below it, and the messages waiting at a slow reader stay few.
+/// The largest message: a larger broadcast or reduction runs as a sequence of calls on pieces of
+/// at most this ([`pieces`]), and a larger fcollect takes `collectives::ring`'s gets. What a
+/// message costs beyond its data: its receiver's copy in UCX's queue (if it arrived before the
+/// receiver looked) and, for a reduction, a partner's partial beside this leader's own.
+pub const LARGEST: usize = 4 << 20;
+
+/// One call in this many on a group (by its number there) waits for each receiver to enter the
+/// call before the broadcast's message goes to it, as larger ones always do ([`MESSAGE_BYTES`]),
+/// so a root runs at most this many calls ahead of each level of the tree below it.
 pub const HANDSHAKE_EVERY: u64 = 64;
 
 /// The bit of a tag for an active set's call (clear: a team's).
@@ -47,6 +56,18 @@ const ACTIVE_SET: u64 = 1 << 62;
 /// Where a tag's step starts, and how many steps a call may have.
 const STEP_AT: u32 = 56;
 pub const STEPS: u64 = 64;
+
+/// Whether the network of call `c` carries the collectives' messages.
+pub fn carried(c: &Coll) -> bool {
+    c.w.remote().is_some_and(|net| net.messages())
+}
+
+/// The pieces of `n` elements of `size` bytes each, at most [`LARGEST`] bytes a piece:
+/// `(first element, elements)`.
+pub fn pieces(n: usize, size: usize) -> impl Iterator<Item = (usize, usize)> {
+    let per = (LARGEST / size).max(1);
+    (0..n).step_by(per).map(move |at| (at, per.min(n - at)))
+}
 
 /// The messages of one call among the node leaders.
 pub struct Messages<'a> {
@@ -59,14 +80,14 @@ pub struct Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
-    /// The messages of call `c` (started with signals `s`) if it moves `len` bytes and the network
-    /// carries messages; counts the call on an active set. Every member of the call must ask, with
-    /// the same `len`, whether it sends messages or not.
-    pub fn of(c: &'a Coll<'a>, s: &Sig, len: usize) -> Option<Messages<'a>> {
-        if len > MESSAGE_BYTES {
-            return None;
-        }
-        let net = c.w.remote().filter(|net| net.messages())?;
+    /// The messages of call `c` (started with signals `s`), on a network that carries them
+    /// ([`carried`]); counts the call on an active set. Every member of the call must ask, whether
+    /// it sends messages or not.
+    pub fn of(c: &'a Coll<'a>, s: &Sig) -> Messages<'a> {
+        let net =
+            c.w.remote()
+                .filter(|net| net.messages())
+                .expect("a call by messages on a network that carries them");
         let (base, number) = match c.g.sync {
             Sync::Team(slot) => {
                 let epoch = s.epoch();
@@ -81,12 +102,12 @@ impl<'a> Messages<'a> {
                 (ACTIVE_SET | key << 22 | (number & 0x3f_ffff), number)
             }
         };
-        Some(Messages {
+        Messages {
             c,
             net,
             base,
             number,
-        })
+        }
     }
 
     /// The call's number on its group (a team's epoch, an active set's count of calls).

@@ -31,6 +31,7 @@ pub mod message;
 pub mod node;
 pub mod posted;
 pub mod ring;
+pub mod scratch;
 pub mod split;
 pub mod tree;
 

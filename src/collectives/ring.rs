@@ -35,6 +35,7 @@ use super::Coll;
 use super::call::Combine;
 use super::message::{self, Messages};
 use super::node::{self, Layout, Sig, Word};
+use super::scratch::Scratch;
 use super::split::{self, chunk};
 use crate::transport::shm;
 use std::mem::size_of;
@@ -89,20 +90,21 @@ unsafe fn release(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: *const u8, l
 /// order: the same bits whatever the timing, since the order is the team's shape.
 ///
 /// # Safety
-/// Every member of the node has arrived; `source` holds `n` elements on each.
+/// Every member of the node has arrived; `source` holds `n` elements on each; every bit pattern
+/// is a valid `T` (a reduction's element type).
 pub(super) unsafe fn node_partial<T: Copy>(
     c: &Coll,
     l: &Layout,
     source: *const T,
     n: usize,
-    zero: T,
     combine: Combine<T>,
-) -> Vec<T> {
+) -> Scratch<T> {
     let len = n * size_of::<T>();
     let mut order = l.locals.clone();
     order.push(c.g.members.me);
     order.sort_unstable();
-    let mut partial: Vec<T> = vec![zero; n];
+    // SAFETY: `T` takes any bits (the caller's contract); the first source overwrites them all.
+    let mut partial = unsafe { Scratch::<T>::new(n) };
     for (k, &i) in order.iter().enumerate() {
         let view = c.peer("source", source as usize, len, i, (0, len));
         // SAFETY: the view holds `len` bytes of member i's source; `partial` holds `n` elements.
@@ -127,7 +129,6 @@ pub unsafe fn reduce<T: Copy>(
     dest: *mut T,
     source: *const T,
     n: usize,
-    zero: T,
     combine: Combine<T>,
 ) -> bool {
     let sz = size_of::<T>();
@@ -141,7 +142,7 @@ pub unsafe fn reduce<T: Copy>(
         return true;
     }
     // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let partial = unsafe { node_partial(c, &l, source, n, zero, combine) };
+    let partial = unsafe { node_partial(c, &l, source, n, combine) };
     // SAFETY: our destination holds `n` elements; our source (maybe the same) is read already.
     unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr(), dest, n) };
     shm::order();
@@ -150,7 +151,8 @@ pub unsafe fn reduce<T: Copy>(
     let (lo, hi) = chunk(n, nl, l.node);
     let w = hi - lo;
     // parts[j]: leader j's partial of our chunk.
-    let mut parts: Vec<T> = vec![zero; w * nl];
+    // SAFETY: `T` takes any bits (a reduction's type); every part is written before it is read.
+    let mut parts = unsafe { Scratch::<T>::new(w * nl) };
     for j in 0..nl {
         let to = parts[j * w..].as_mut_ptr();
         if j == l.node {
@@ -283,8 +285,10 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         return false;
     };
     let [local, ready, done] = signals(c);
-    let messages =
-        Messages::of(c, &local, total).filter(|_| l.leaders.len() <= message::STEPS as usize);
+    let by_messages = message::carried(c)
+        && total <= message::LARGEST
+        && l.leaders.len() <= message::STEPS as usize;
+    let messages = by_messages.then(|| Messages::of(c, &local));
     if node::gather_at_leader(&local, &l, m) {
         return true;
     }

@@ -1,5 +1,6 @@
-//! Small broadcasts and reductions for groups on more than one node: shared memory inside each
-//! node, a binomial tree of node leaders on the network ([`node`] elects them and signals).
+//! Broadcasts and reductions below the threshold of `collectives::ring`, and scans, for groups on
+//! more than one node: shared memory inside each node, a binomial tree (or recursive doubling) of
+//! node leaders on the network ([`node`] elects them and signals).
 //!
 //! The tree over `L` leaders, rooted at leader `r`: the leader at distance `v` from the root
 //! (`v = k - r` modulo `L`) has as parent the leader at `v - 2^j`, `j` the lowest set bit of `v`,
@@ -7,30 +8,24 @@
 //! `i` is always the leader `2^i` places after its parent, whatever the root, so the word it
 //! reports in (`up[i]`) has one writer (see `node`).
 //!
-//! Where the network carries messages ([`super::message`]) and the data is at most
-//! `MESSAGE_BYTES`, the leaders send it as messages instead of writing each other's memory:
+//! The leaders send the data as messages of the network ([`super::message`]), not into each
+//! other's memory; where the network carries none, these paths are not taken (the flat ones are):
 //! - broadcast: each leader takes its parent's message into its destination (the root starts
-//!   from its source), sends one to each child and delivers to its node's members; nobody waits
-//!   for a child, so a root runs ahead of its readers, but for one call in `HANDSHAKE_EVERY`,
-//!   which takes the handshakes below. `ceil(log2 L)` messages for the root, one hop each level.
+//!   from its source), sends one to each child and delivers to its node's members. For small
+//!   data nobody waits for a child, so a root runs ahead of its readers, but for one call in
+//!   `HANDSHAKE_EVERY`; larger data (above `MESSAGE_BYTES`) always waits for each child's word
+//!   that it is in the call (`up[i]`, below) before its message goes. `ceil(log2 L)` messages for
+//!   the root, one hop each level.
 //! - reduction: recursive doubling among the leaders ([`exchange`]), `log2 L` exchanges (two more
 //!   steps where `L` is not a power of two), then each leader delivers the result to its node.
+//!   The order of combination is fixed by the shape alone (each node's members in member order,
+//!   then the nodes' partials as [`exchange`] pairs them), so a floating-point result is the same
+//!   on every member and in every run, though it may differ in its last bits (or the sign of a
+//!   zero) from a serial fold in member order: the spec asks for an associative operation, and
+//!   promises no order.
+//! - data larger than `message::LARGEST` goes as a sequence of calls on pieces of it.
 //!
-//! Otherwise:
-//! - broadcast: every leader reports to its parent on entry (its destination is free), waits for
-//!   the data in its destination, puts it into each child's destination (the root from its
-//!   source), fences, signals each child, copies it into its node's members' destinations and
-//!   releases them. Each leader sends `1 + 2 * children` messages (the root `2 * ceil(log2 L)`),
-//!   on the critical path `ceil(log2 L)` put-and-signal hops.
-//! - reduction (to every member; the tree rooted at the first node): each leader combines its
-//!   node's sources (in member order, read through shared memory), then its children's partial
-//!   results (one get each, after their report), stores the partial in its own destination and
-//!   reports to its parent; the result comes back down as in the broadcast. Every member gets the
-//!   root's result. The order of combination is fixed by the shape alone (each node's members in
-//!   member order, then each leader's children in round order), so a floating-point result is the
-//!   same on every member and in every run, though it may differ in its last bits (or the sign
-//!   of a zero) from a serial fold in member order: the spec asks for an associative operation,
-//!   and promises no order.
+//! And by puts and signals:
 //! - scan (the tree rooted at the first node, when each node holds a run of consecutive members):
 //!   a reduction's way up, leaving each subtree's total in its leader's destination; on the way
 //!   down each child receives what comes before its subtree, and each leader writes its members'
@@ -45,9 +40,10 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{self, HANDSHAKE_EVERY, Messages};
+use super::message::{self, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
+use super::scratch::Scratch;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
@@ -121,33 +117,13 @@ unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
     }
 }
 
-/// The way down: the data at `data` (`len` bytes) into every child's destination, a fence, a
-/// signal to each child, then into this node's members' destinations and their release.
+/// The last step of a leader: the data at `data` (`len` bytes) into its node's members'
+/// destinations, then their release.
 ///
 /// # Safety
-/// `data..data+len` readable; `dest` symmetric; every child has reported, every local arrived.
-unsafe fn deliver(
-    c: &Coll,
-    s: &Sig,
-    l: &Layout,
-    children: &[Link],
-    dest: usize,
-    data: usize,
-    len: usize,
-) {
+/// `data..data+len` readable; `dest` symmetric; every local member arrived.
+unsafe fn deliver(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: usize, len: usize) {
     let m = &c.g.members;
-    // The largest subtree first: its leaves are the farthest away.
-    for &(k, _) in children.iter().rev() {
-        // SAFETY: the child reported, so its destination is free; forwarded.
-        unsafe { write_to(c, l.leaders[k], dest, data, len) };
-    }
-    if !children.is_empty() {
-        shm::order();
-        remote::fence(c.w, c.call, SHMEM_CTX_DEFAULT);
-        for &(k, _) in children.iter().rev() {
-            s.tell(m.world(l.leaders[k]), Word::Down);
-        }
-    }
     for &i in &l.locals {
         // SAFETY: the member arrived; its destination is mapped (same node).
         unsafe { write_to(c, i, dest, data, len) };
@@ -171,12 +147,23 @@ pub unsafe fn broadcast(
     root: usize,
     to_root: bool,
 ) -> bool {
+    if !message::carried(c) {
+        return false;
+    }
     let Some(l) = take(c, dest as usize, nbytes, Some(root)) else {
         return false;
     };
+    if nbytes > message::LARGEST {
+        for (at, len) in message::pieces(nbytes, 1) {
+            // SAFETY: a piece of the caller's buffers; every member cuts the same pieces.
+            let done = unsafe { broadcast(c, dest.add(at), source.add(at), len, root, to_root) };
+            debug_assert!(done, "a piece takes the path its whole took");
+        }
+        return true;
+    }
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
-    let messages = Messages::of(c, &s, nbytes);
+    let msg = Messages::of(c, &s);
     let leader = m.world(l.leader());
     if m.me != l.leader() {
         s.tell(leader, Word::Arrive);
@@ -186,63 +173,14 @@ pub unsafe fn broadcast(
     let n = l.leaders.len();
     let root_node = l.leaders.iter().position(|&i| i == root).unwrap_or(0);
     let (parent, children) = links(n, root_node, l.node);
-    if let Some(msg) = messages.filter(|msg| !msg.number().is_multiple_of(HANDSHAKE_EVERY)) {
-        // SAFETY: forwarded.
-        unsafe {
-            broadcast_by_messages(
-                c, &s, &l, &msg, parent, &children, dest, source, nbytes, to_root,
-            )
-        };
-        return true;
-    }
-    if let Some((p, j)) = parent {
-        s.tell(m.world(l.leaders[p]), Word::Up(j));
-    }
-    for &i in &l.locals {
-        s.hear(m.world(i), Word::Arrive);
-    }
-    for &(k, j) in &children {
-        s.hear(m.world(l.leaders[k]), Word::Up(j));
-    }
+    // Large data, and one call in `HANDSHAKE_EVERY`, waits for the receiver's word that it is in
+    // the call: the messages waiting at a slow reader stay few and small.
+    let handshake = nbytes > MESSAGE_BYTES || msg.number().is_multiple_of(HANDSHAKE_EVERY);
     let data = match parent {
-        Some((p, _)) => {
-            s.hear(m.world(l.leaders[p]), Word::Down);
-            dest as usize
-        }
-        None => {
-            if to_root && nbytes > 0 && !std::ptr::eq(dest, source) {
-                // SAFETY: the root's own destination and source (the caller's contract).
-                unsafe { shm::copy(dest, source, nbytes) };
+        Some((p, j)) => {
+            if handshake {
+                s.tell(m.world(l.leaders[p]), Word::Up(j));
             }
-            source as usize
-        }
-    };
-    // SAFETY: `data` is the root's source or this leader's destination, which holds the data now.
-    unsafe { deliver(c, &s, &l, &children, dest as usize, data, nbytes) };
-    true
-}
-
-/// The leaders' part of a broadcast by messages: the data from the parent's message (the root's
-/// source at the root) into this leader's destination, then a message to each child, then into
-/// the node's members' destinations as they arrive.
-///
-/// # Safety
-/// As `flat::broadcast`; `l` is this call's layout and this PE its node's leader.
-#[allow(clippy::too_many_arguments)]
-unsafe fn broadcast_by_messages(
-    c: &Coll,
-    s: &Sig,
-    l: &Layout,
-    msg: &Messages,
-    parent: Option<Link>,
-    children: &[Link],
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    to_root: bool,
-) {
-    let data = match parent {
-        Some((p, _)) => {
             // SAFETY: this PE's destination holds `nbytes` (the caller's contract).
             let into = unsafe { std::slice::from_raw_parts_mut(dest, nbytes) };
             msg.receive(l.leaders[p], 0, into);
@@ -259,15 +197,18 @@ unsafe fn broadcast_by_messages(
     // SAFETY: `data` holds `nbytes`: the root's source or this leader's destination, filled above.
     let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, nbytes) };
     // The largest subtree first: its leaves are the farthest away.
-    for &(k, _) in children.iter().rev() {
+    for &(k, j) in children.iter().rev() {
+        if handshake {
+            s.hear(m.world(l.leaders[k]), Word::Up(j));
+        }
         msg.send(l.leaders[k], 0, bytes);
     }
-    let m = &c.g.members;
     for &i in &l.locals {
         s.hear(m.world(i), Word::Arrive);
     }
     // SAFETY: every local member arrived; `data` holds the data.
-    unsafe { deliver(c, s, l, &[], dest as usize, data, nbytes) };
+    unsafe { deliver(c, &s, &l, dest as usize, data, nbytes) };
+    true
 }
 
 /// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
@@ -280,50 +221,37 @@ pub unsafe fn reduce<T: Copy>(
     dest: *mut T,
     source: *const T,
     n: usize,
-    zero: T,
     combine: Combine<T>,
 ) -> bool {
     let len = n * size_of::<T>();
-    if n == 0 {
+    if n == 0 || !message::carried(c) {
         return false;
     }
     let Some(l) = take(c, dest as usize, len, None) else {
         return false;
     };
+    if len > message::LARGEST {
+        for (at, k) in message::pieces(n, size_of::<T>()) {
+            // SAFETY: a piece of the caller's arrays; every member cuts the same pieces.
+            let done = unsafe { reduce(c, dest.add(at), source.add(at), k, combine) };
+            debug_assert!(done, "a piece takes the path its whole took");
+        }
+        return true;
+    }
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
-    let messages = Messages::of(c, &s, len);
+    let msg = Messages::of(c, &s);
     if node::gather_at_leader(&s, &l, m) {
         return true;
     }
     // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let mut acc = unsafe { ring::node_partial(c, &l, source, n, zero, combine) };
-    if let Some(msg) = messages {
-        // SAFETY: `acc` holds `n` elements.
-        unsafe { exchange(&l, &msg, &mut acc, zero, combine) };
-        // SAFETY: our own destination holds `n` elements; nobody reads our source any more.
-        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
-        // SAFETY: our destination holds the result; every local member arrived.
-        unsafe { deliver(c, &s, &l, &[], dest as usize, dest as usize, len) };
-        return true;
-    }
-    let (parent, children) = links(l.leaders.len(), 0, l.node);
-    for &(k, j) in &children {
-        let child = l.leaders[k];
-        s.hear(m.world(child), Word::Up(j));
-        let view = c.peer("dest", dest as usize, len, child, (0, len));
-        // SAFETY: the child's partial result, `len` bytes.
-        unsafe { combine(acc.as_mut_ptr(), view.addr() as *const T, n) };
-    }
+    let mut acc = unsafe { ring::node_partial(c, &l, source, n, combine) };
+    // SAFETY: `acc` holds `n` elements.
+    unsafe { exchange(&l, &msg, &mut acc, combine) };
     // SAFETY: our own destination holds `n` elements; nobody reads our source any more.
     unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
-    if let Some((p, j)) = parent {
-        shm::order();
-        s.tell(m.world(l.leaders[p]), Word::Up(j));
-        s.hear(m.world(l.leaders[p]), Word::Down);
-    }
-    // SAFETY: our destination holds the result now.
-    unsafe { deliver(c, &s, &l, &children, dest as usize, dest as usize, len) };
+    // SAFETY: our destination holds the result; every local member arrived.
+    unsafe { deliver(c, &s, &l, dest as usize, dest as usize, len) };
     true
 }
 
@@ -343,34 +271,20 @@ const STEP_RESULT: u64 = message::STEPS - 1;
 ///
 /// # Safety
 /// `acc` is this leader's node's partial result, `n` elements of `T`; this PE leads its node.
-unsafe fn exchange<T: Copy>(
-    l: &Layout,
-    msg: &Messages,
-    acc: &mut Vec<T>,
-    zero: T,
-    combine: Combine<T>,
-) {
+unsafe fn exchange<T: Copy>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, combine: Combine<T>) {
     let n = acc.len();
-    let len = n * size_of::<T>();
-    let bytes = |v: &Vec<T>| {
-        // SAFETY: `v` holds `n` elements of a plain type, `len` bytes.
-        unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), len) }
-    };
-    let bytes_mut = |v: &mut Vec<T>| {
-        // SAFETY: as above; any bytes a member sent are `n` elements of the same type.
-        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
-    };
     let leaders = l.leaders.len();
     let p = 1usize << leaders.ilog2();
     let me = l.node;
     if me >= p {
-        msg.send(l.leaders[me - p], STEP_EXTRA, bytes(acc));
-        msg.receive(l.leaders[me - p], STEP_RESULT, bytes_mut(acc));
+        msg.send(l.leaders[me - p], STEP_EXTRA, acc.bytes());
+        msg.receive(l.leaders[me - p], STEP_RESULT, acc.bytes_mut());
         return;
     }
-    let mut other = vec![zero; n];
+    // SAFETY: `T` takes any bits (the caller's contract); each receive overwrites them all.
+    let mut other = unsafe { Scratch::<T>::new(n) };
     if me + p < leaders {
-        msg.receive(l.leaders[me + p], STEP_EXTRA, bytes_mut(&mut other));
+        msg.receive(l.leaders[me + p], STEP_EXTRA, other.bytes_mut());
         // SAFETY: both hold `n` elements.
         unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
     }
@@ -378,8 +292,8 @@ unsafe fn exchange<T: Copy>(
     while 1usize << round < p {
         let partner = me ^ (1 << round);
         let step = 1 + round as u64;
-        msg.send(l.leaders[partner], step, bytes(acc));
-        msg.receive(l.leaders[partner], step, bytes_mut(&mut other));
+        msg.send(l.leaders[partner], step, acc.bytes());
+        msg.receive(l.leaders[partner], step, other.bytes_mut());
         if partner < me {
             // SAFETY: both hold `n` elements.
             unsafe { combine(other.as_mut_ptr(), acc.as_ptr(), n) };
@@ -391,7 +305,7 @@ unsafe fn exchange<T: Copy>(
         round += 1;
     }
     if me + p < leaders {
-        msg.send(l.leaders[me + p], STEP_RESULT, bytes(acc));
+        msg.send(l.leaders[me + p], STEP_RESULT, acc.bytes());
     }
 }
 
@@ -455,9 +369,9 @@ pub unsafe fn scan<T: Copy>(
     // SAFETY: `own` holds `len` bytes.
     let own: Vec<T> = unsafe { std::slice::from_raw_parts(own.addr() as *const T, n) }.to_vec();
     // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let node_total = unsafe { ring::node_partial(c, &l, source, n, zero, combine) };
+    let node_total = unsafe { ring::node_partial(c, &l, source, n, combine) };
     let (parent, children) = links(l.leaders.len(), 0, l.node);
-    let mut subtree = node_total.clone();
+    let mut subtree = node_total.to_vec();
     let mut below: Vec<Vec<T>> = Vec::with_capacity(children.len());
     for &(k, j) in &children {
         let child = l.leaders[k];
