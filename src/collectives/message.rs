@@ -57,6 +57,12 @@ const ACTIVE_SET: u64 = 1 << 62;
 const STEP_AT: u32 = 56;
 pub const STEPS: u64 = 64;
 
+/// Steps of the leaders' recursive doubling (a reduction's, an fcollect's): an extra leader's data
+/// to its partner among the first power of two, the rounds in between (`1 + r`, so up to `2^62`
+/// leaders), the result back to the extra leader.
+pub const STEP_EXTRA: u64 = 0;
+pub const STEP_RESULT: u64 = STEPS - 1;
+
 /// Whether the network of call `c` carries the collectives' messages.
 pub fn carried(c: &Coll) -> bool {
     c.w.remote().is_some_and(|net| net.messages())

@@ -3,8 +3,10 @@
 //! all-gather by chunks, so that each leader moves about `len` bytes (broadcast) or `2 * len`
 //! (reduction) whatever `L`, where the binomial tree of `collectives::tree` moves `len` per child
 //! on each of `ceil(log2 L)` levels (`node` elects the leaders and signals). fcollect and collect
-//! gather each node's blocks at its leader, which fetches the other nodes' from their leaders
-//! ([`fcollect`], [`collect`]).
+//! gather each node's blocks at its leader, which gets the other nodes' from their leaders: by
+//! messages in `log2 L` rounds of recursive doubling where the network carries them and the
+//! data is at most `message::LARGEST` in all, else by one get from each ([`fcollect`],
+//! [`collect`]).
 //!
 //! The data is cut into `L` chunks ([`split::chunk`]); leader `k` (in node order) owns chunk `k`.
 //! - reduction: each leader combines its node's sources in member order into its node's partial
@@ -33,7 +35,7 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{self, Messages};
+use super::message::{self, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, Word};
 use super::scratch::Scratch;
 use super::split::{self, chunk};
@@ -268,8 +270,9 @@ pub unsafe fn broadcast(
 }
 
 /// `fcollect` over a group on several nodes (true), or false if another algorithm should run:
-/// each leader copies its node's blocks into its destination, and after the leaders' barrier
-/// (`ready`) fetches every other node's blocks from that node's leader, one get per run of
+/// each leader copies its node's blocks into its destination; then by messages
+/// ([`exchange_blocks`]), or after the leaders' barrier (`ready`) it fetches every other node's
+/// blocks from that node's leader, one get per run of
 /// consecutive members on one node (one per node for members placed by blocks), so each leader
 /// receives the other nodes' `(N - P) * nbytes` bytes once, and its node's members none.
 ///
@@ -285,9 +288,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         return false;
     };
     let [local, ready, done] = signals(c);
-    let by_messages = message::carried(c)
-        && total <= message::LARGEST
-        && l.leaders.len() <= message::STEPS as usize;
+    let by_messages = message::carried(c) && total <= message::LARGEST;
     let messages = by_messages.then(|| Messages::of(c, &local));
     if node::gather_at_leader(&local, &l, m) {
         return true;
@@ -347,11 +348,15 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     true
 }
 
-/// The leaders' all-gather by messages: each leader sends its node's blocks (in member order,
-/// packed) to every other leader as one message, its step the sender's index among the leaders,
-/// and unpacks theirs into `dest`. One message each way between every two leaders, all in flight
-/// at once: `L - 1` messages per leader, as many as the gets of the other path, without its two
-/// barriers.
+/// The leaders' all-gather by messages, recursive doubling: with `P` the largest power of two
+/// not above the number of leaders `L`, leader `P + j` first sends its node's blocks to leader
+/// `j`; then in round `r` (`r < log2 P`) each of the first `P` leaders sends the leader `2^r`
+/// away (its index with bit `r` flipped) every block it holds, those of the `2^r` leaders of its
+/// half of the pair's range and of their extra leaders, and receives as many; at the end leader
+/// `j` sends leader `P + j` every block but its own node's. A message packs its blocks in member
+/// order; sender and receiver know which members' they are from the node table alone. Each leader
+/// sends `log2 P` messages (one more for the leaders with an extra one; the extras send one), in
+/// as many rounds, two more where `L` is not a power of two.
 ///
 /// # Safety
 /// `dest` holds the `node_of.len()` blocks of `nbytes`, this node's filled; this PE leads it.
@@ -363,34 +368,57 @@ unsafe fn exchange_blocks(
     nbytes: usize,
 ) {
     let n = l.leaders.len();
-    // Each node's members, in member order: one pass, not one per node.
-    let mut blocks_of: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, &k) in node_of.iter().enumerate() {
-        blocks_of[k].push(i);
-    }
-    let mut packed = Vec::with_capacity(nbytes * node_of.len());
-    for &i in &blocks_of[l.node] {
-        // SAFETY: block `i` of our destination holds this node's member `i`'s block.
-        packed
-            .extend_from_slice(unsafe { std::slice::from_raw_parts(dest.add(i * nbytes), nbytes) });
-    }
-    for k in (1..n).map(|d| (l.node + d) % n) {
-        msg.send(l.leaders[k], l.node as u64, &packed);
-    }
-    for k in (1..n).map(|d| (l.node + n - d) % n) {
-        let blocks = &blocks_of[k];
-        packed.resize(blocks.len() * nbytes, 0);
-        msg.receive(l.leaders[k], k as u64, &mut packed);
+    let p = 1usize << n.ilog2();
+    let me = l.node;
+    // The leader among the first `P` that holds node `k`'s blocks from the first step on.
+    let holder = |k: usize| if k >= p { k - p } else { k };
+    // The members whose blocks `pick` selects by node, in member order.
+    let members = |pick: &dyn Fn(usize) -> bool| -> Vec<usize> {
+        (0..node_of.len()).filter(|&i| pick(node_of[i])).collect()
+    };
+    // SAFETY: u8 takes any bits; the buffer is written before it is read.
+    let mut packed = unsafe { Scratch::<u8>::new(node_of.len() * nbytes) };
+    let mut send = |to: usize, step: u64, blocks: &[usize]| {
+        let len = blocks.len() * nbytes;
+        for (j, &i) in blocks.iter().enumerate() {
+            // SAFETY: block `i` of our destination holds member `i`'s block (we hold it).
+            let block = unsafe { std::slice::from_raw_parts(dest.add(i * nbytes), nbytes) };
+            packed[j * nbytes..(j + 1) * nbytes].copy_from_slice(block);
+        }
+        msg.send(l.leaders[to], step, &packed[..len]);
+    };
+    // SAFETY: as above.
+    let mut got = unsafe { Scratch::<u8>::new(node_of.len() * nbytes) };
+    let mut receive = |from: usize, step: u64, blocks: &[usize]| {
+        let len = blocks.len() * nbytes;
+        msg.receive(l.leaders[from], step, &mut got[..len]);
         for (j, &i) in blocks.iter().enumerate() {
             // SAFETY: block `i` of our destination, written by nobody else in this call.
-            unsafe {
-                shm::copy(
-                    dest.add(i * nbytes),
-                    packed.as_ptr().add(j * nbytes),
-                    nbytes,
-                )
-            };
+            unsafe { shm::copy(dest.add(i * nbytes), got.as_ptr().add(j * nbytes), nbytes) };
         }
+    };
+    if me >= p {
+        send(me - p, STEP_EXTRA, &members(&|k| k == me));
+        receive(me - p, STEP_RESULT, &members(&|k| k != me));
+        return;
+    }
+    if me + p < n {
+        receive(me + p, STEP_EXTRA, &members(&|k| k == me + p));
+    }
+    let mut round = 0;
+    while 1usize << round < p {
+        let partner = me ^ (1 << round);
+        let range = |x: usize| {
+            let first = x & !((1usize << round) - 1);
+            move |k: usize| (first..first + (1 << round)).contains(&holder(k))
+        };
+        let step = 1 + round as u64;
+        send(partner, step, &members(&range(me)));
+        receive(partner, step, &members(&range(partner)));
+        round += 1;
+    }
+    if me + p < n {
+        send(me + p, STEP_RESULT, &members(&|k| k != me + p));
     }
 }
 

@@ -40,7 +40,7 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{self, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages};
+use super::message::{self, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use super::scratch::Scratch;
@@ -254,11 +254,6 @@ pub unsafe fn reduce<T: Copy>(
     unsafe { deliver(c, &s, &l, dest as usize, dest as usize, len) };
     true
 }
-
-/// Steps of [`exchange`]'s messages: an extra leader's partial to its partner, the rounds, the
-/// result back to the extra leader.
-const STEP_EXTRA: u64 = 0;
-const STEP_RESULT: u64 = message::STEPS - 1;
 
 /// The leaders' reduction by messages, recursive doubling: with `P` the largest power of two
 /// not above the number of leaders `L`, leader `P + j` first sends its node's partial result to
