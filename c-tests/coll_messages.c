@@ -16,9 +16,10 @@
 //   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
 // - fcollect on the world team and through fcollect64, of blocks whose total is on both sides of
 //   the message limit;
-// Three of the rounds add calls past the largest message (4 MiB): a broadcast and a long sum, by
-// team and by active set, which go as a sequence of pieces where the ring does not take them (2
-// and 3 leaders), and an fcollect, which takes the ring's gets.
+// Three of the rounds add a broadcast of 1 MiB (by messages in chunks from 4 leaders on), and calls
+// past the largest message (4 MiB): a broadcast and a long sum, by team and by active set, which go
+// as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect,
+// which takes the ring's gets.
 // Every element is checked by every PE.
 #include <shmem.h>
 #include <stdint.h>
@@ -59,6 +60,21 @@ static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, si
 static void large_round(int round, unsigned char *bs, unsigned char *bd, long *ls, long *ld,
                         long *wrk, unsigned char *fd) {
     int root = (round / 7 + 1) % npes;
+    /* 1 MiB and 8 bytes: from 4 leaders the ring's chunks, by messages, of unequal sizes. */
+    for (int form = 0; form < 2; form++) {
+        size_t mid = (1 << 20) + 8;
+        if (me == root)
+            for (size_t k = 0; k < mid; k++) bs[k] = byte(round + 2 + form, k);
+        if (form == 0)
+            shmem_broadcastmem(SHMEM_TEAM_WORLD, bd, bs, mid, root);
+        else
+            shmem_broadcast64(bd, bs, mid / 8, root, 0, 0, npes, psync[round & 1]);
+        size_t bad = 0;
+        if (form == 0 || me != root)
+            for (size_t k = 0; k < mid; k++) bad += bd[k] != byte(round + 2 + form, k);
+        CHECK(bad == 0, "round %d: %s of %zu bytes from PE %d: %zu wrong", round,
+              form ? "broadcast64" : "team broadcast", mid, root, bad);
+    }
     if (me == root)
         for (size_t k = 0; k < LARGE; k++) bs[k] = byte(round, k);
     shmem_broadcastmem(SHMEM_TEAM_WORLD, bd, bs, LARGE, root);

@@ -25,6 +25,11 @@
 //! result into its node's members' destinations and releases them. Messages per leader:
 //! `2 (L - 1)` gets and puts (broadcast `L`), plus `2 ceil(log2 L)` signals.
 //!
+//! Where the network carries messages and the data is at most `message::LARGEST`, a broadcast
+//! goes without the barriers: the root sends chunk `k` to leader `k` as a message, and the leaders
+//! all-gather the chunks by recursive doubling ([`exchange_blocks`]): `log2 L` messages a leader
+//! (the root `L - 1` more), each chunk received once by each leader.
+//!
 //! Invariants: only leader `k` reads or writes chunk `k` of another leader's destination between
 //! the two barriers (a leader writes its partial into its own destination before `ready`), so no
 //! chunk has two writers; a member that is not a leader returns only when its leader released it,
@@ -221,8 +226,15 @@ pub unsafe fn broadcast(
         return false;
     };
     let [local, ready, done] = signals(c);
+    let by_messages = message::carried(c) && nbytes <= message::LARGEST;
+    let messages = by_messages.then(|| Messages::of(c, &local));
     let m = &c.g.members;
     if node::gather_at_leader(&local, &l, m) {
+        return true;
+    }
+    if let Some(msg) = messages {
+        // SAFETY: forwarded; every local member arrived.
+        unsafe { broadcast_by_messages(c, &local, &l, &msg, dest, source, nbytes, root, to_root) };
         return true;
     }
     shm::order();
@@ -269,6 +281,69 @@ pub unsafe fn broadcast(
     true
 }
 
+/// Step of the root's message of a chunk to its leader in [`broadcast_by_messages`] (apart from
+/// [`exchange_blocks`]'s steps, which stop below it).
+const STEP_SCATTER: u64 = STEP_RESULT - 1;
+
+/// The leaders' part of a broadcast by messages: the root sends chunk `k` of its source to leader
+/// `k` (no handshake: every leader's own chunk arrives before it can take part in the exchange,
+/// and the root returns only after every leader's messages of the exchange reached it), then the
+/// leaders all-gather the chunks ([`exchange_blocks`]), and each releases its node. The root reads
+/// its source and writes its destination only if `to_root`.
+///
+/// # Safety
+/// As `flat::broadcast`; this PE leads its node (the root's node's leader is the root) and every
+/// local member arrived.
+#[allow(clippy::too_many_arguments)]
+unsafe fn broadcast_by_messages(
+    c: &Coll,
+    local: &Sig,
+    l: &Layout,
+    msg: &Messages,
+    dest: *mut u8,
+    source: *const u8,
+    nbytes: usize,
+    root: usize,
+    to_root: bool,
+) {
+    let nl = l.leaders.len();
+    let blocks: Vec<(usize, usize)> = (0..nl)
+        .map(|k| {
+            let (lo, hi) = chunk(nbytes, nl, k);
+            (lo, hi - lo)
+        })
+        .collect();
+    let owner: Vec<usize> = (0..nl).collect();
+    let is_root = c.g.members.me == root;
+    let (from, into, data) = if is_root {
+        c.w.local(c.call, "source", source as usize, nbytes);
+        for k in (0..nl).filter(|&k| k != l.node) {
+            let (lo, len) = blocks[k];
+            // SAFETY: chunk `k` of our source, `lo + len <= nbytes`.
+            msg.send(l.leaders[k], STEP_SCATTER, unsafe {
+                std::slice::from_raw_parts(source.add(lo), len)
+            });
+        }
+        if to_root && !std::ptr::eq(dest, source) {
+            // SAFETY: our own source and destination, `nbytes` each.
+            unsafe { shm::copy(dest, source, nbytes) };
+        }
+        let data = if to_root { dest.cast_const() } else { source };
+        (source, None, data)
+    } else {
+        let (lo, len) = blocks[l.node];
+        // SAFETY: our destination is free; only we write it in this call.
+        msg.receive(root, STEP_SCATTER, unsafe {
+            std::slice::from_raw_parts_mut(dest.add(lo), len)
+        });
+        (dest.cast_const(), Some(dest), dest.cast_const())
+    };
+    // SAFETY: `from` holds our chunk (the root's source holds all), `into` is our free destination.
+    unsafe { exchange_blocks(l, msg, &blocks, &owner, from, into) };
+    // SAFETY: `data` holds the whole broadcast now.
+    unsafe { release(c, local, l, dest as usize, data, nbytes) };
+}
+
 /// `fcollect` over a group on several nodes (true), or false if another algorithm should run:
 /// each leader copies its node's blocks into its destination; then by messages
 /// ([`exchange_blocks`]), or after the leaders' barrier (`ready`) it fetches every other node's
@@ -309,8 +384,9 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             .collect()
     };
     if let Some(msg) = messages {
+        let blocks: Vec<(usize, usize)> = (0..m.size).map(|i| (i * nbytes, nbytes)).collect();
         // SAFETY: our destination holds `total`, our node's blocks in it.
-        unsafe { exchange_blocks(&l, &msg, &node_of, dest, nbytes) };
+        unsafe { exchange_blocks(&l, &msg, &blocks, &node_of, dest, Some(dest)) };
         // SAFETY: our destination holds every block now.
         unsafe { release(c, &local, &l, dest as usize, dest, total) };
         return true;
@@ -348,62 +424,98 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     true
 }
 
-/// The leaders' all-gather by messages, recursive doubling: with `P` the largest power of two
-/// not above the number of leaders `L`, leader `P + j` first sends its node's blocks to leader
-/// `j`; then in round `r` (`r < log2 P`) each of the first `P` leaders sends the leader `2^r`
-/// away (its index with bit `r` flipped) every block it holds, those of the `2^r` leaders of its
-/// half of the pair's range and of their extra leaders, and receives as many; at the end leader
-/// `j` sends leader `P + j` every block but its own node's. A message packs its blocks in member
-/// order; sender and receiver know which members' they are from the node table alone. Each leader
-/// sends `log2 P` messages (one more for the leaders with an extra one; the extras send one), in
-/// as many rounds, two more where `L` is not a power of two.
+/// The leaders' all-gather by messages, recursive doubling. `blocks` are byte ranges `(offset,
+/// length)` of the data, block `b` held at first by the leader of node `owner[b]`; every leader
+/// reads the blocks it holds at `from` and writes those it receives at `into` (none: it holds
+/// them all already, and only takes part). With `P` the largest power of two not above the number
+/// of leaders `L`, leader `P + j` first sends its node's blocks to leader `j`; then in round `r`
+/// (`r < log2 P`) each of the first `P` leaders sends the leader `2^r` away (its index with bit
+/// `r` flipped) every block it holds, those of the `2^r` leaders of its half of the pair's range
+/// and of their extra leaders, and receives as many; at the end leader `j` sends leader `P + j`
+/// every block but its own node's. A message packs its blocks in block order; sender and receiver
+/// know which they are from `owner` alone. Each leader sends `log2 P` messages (one more for the
+/// leaders with an extra one; the extras send one), in as many rounds, two more where `L` is not
+/// a power of two.
 ///
 /// # Safety
-/// `dest` holds the `node_of.len()` blocks of `nbytes`, this node's filled; this PE leads it.
+/// `from` holds the blocks this leader holds (its node's), `into` (if any) is writable for every
+/// block and written by nobody else in this call; this PE leads its node.
 unsafe fn exchange_blocks(
     l: &Layout,
     msg: &Messages,
-    node_of: &[usize],
-    dest: *mut u8,
-    nbytes: usize,
+    blocks: &[(usize, usize)],
+    owner: &[usize],
+    from: *const u8,
+    into: Option<*mut u8>,
 ) {
     let n = l.leaders.len();
     let p = 1usize << n.ilog2();
     let me = l.node;
     // The leader among the first `P` that holds node `k`'s blocks from the first step on.
     let holder = |k: usize| if k >= p { k - p } else { k };
-    // The members whose blocks `pick` selects by node, in member order.
-    let members = |pick: &dyn Fn(usize) -> bool| -> Vec<usize> {
-        (0..node_of.len()).filter(|&i| pick(node_of[i])).collect()
+    // The blocks `pick` selects by owner, in block order.
+    let picked = |pick: &dyn Fn(usize) -> bool| -> Vec<usize> {
+        (0..blocks.len()).filter(|&b| pick(owner[b])).collect()
     };
+    // Blocks that follow each other in memory: one range, sent and received in place.
+    let span = |which: &[usize]| -> Option<(usize, usize)> {
+        let &first = which.first()?;
+        let (at, mut len) = blocks[first];
+        for &b in &which[1..] {
+            if blocks[b].0 != at + len {
+                return None;
+            }
+            len += blocks[b].1;
+        }
+        Some((at, len))
+    };
+    let total: usize = blocks.iter().map(|b| b.1).sum();
     // SAFETY: u8 takes any bits; the buffer is written before it is read.
-    let mut packed = unsafe { Scratch::<u8>::new(node_of.len() * nbytes) };
-    let mut send = |to: usize, step: u64, blocks: &[usize]| {
-        let len = blocks.len() * nbytes;
-        for (j, &i) in blocks.iter().enumerate() {
-            // SAFETY: block `i` of our destination holds member `i`'s block (we hold it).
-            let block = unsafe { std::slice::from_raw_parts(dest.add(i * nbytes), nbytes) };
-            packed[j * nbytes..(j + 1) * nbytes].copy_from_slice(block);
+    let mut packed = unsafe { Scratch::<u8>::new(total) };
+    let mut send = |to: usize, step: u64, which: &[usize]| {
+        if let Some((at, len)) = span(which) {
+            // SAFETY: `from` holds these blocks (this leader holds them by now).
+            let bytes = unsafe { std::slice::from_raw_parts(from.add(at), len) };
+            return msg.send(l.leaders[to], step, bytes);
+        }
+        let mut len = 0;
+        for &b in which {
+            let (at, size) = blocks[b];
+            // SAFETY: `from` holds block `b` (this leader holds it by now).
+            let block = unsafe { std::slice::from_raw_parts(from.add(at), size) };
+            packed[len..len + size].copy_from_slice(block);
+            len += size;
         }
         msg.send(l.leaders[to], step, &packed[..len]);
     };
     // SAFETY: as above.
-    let mut got = unsafe { Scratch::<u8>::new(node_of.len() * nbytes) };
-    let mut receive = |from: usize, step: u64, blocks: &[usize]| {
-        let len = blocks.len() * nbytes;
-        msg.receive(l.leaders[from], step, &mut got[..len]);
-        for (j, &i) in blocks.iter().enumerate() {
-            // SAFETY: block `i` of our destination, written by nobody else in this call.
-            unsafe { shm::copy(dest.add(i * nbytes), got.as_ptr().add(j * nbytes), nbytes) };
+    let mut got = unsafe { Scratch::<u8>::new(total) };
+    let mut receive = |source: usize, step: u64, which: &[usize]| {
+        if let (Some(into), Some((at, len))) = (into, span(which)) {
+            // SAFETY: these blocks of `into`, written by nobody else in this call.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(into.add(at), len) };
+            return msg.receive(l.leaders[source], step, bytes);
+        }
+        let len = which.iter().map(|&b| blocks[b].1).sum();
+        msg.receive(l.leaders[source], step, &mut got[..len]);
+        let Some(into) = into else {
+            return;
+        };
+        let mut at_got = 0;
+        for &b in which {
+            let (at, size) = blocks[b];
+            // SAFETY: block `b` of `into`, written by nobody else in this call.
+            unsafe { shm::copy(into.add(at), got.as_ptr().add(at_got), size) };
+            at_got += size;
         }
     };
     if me >= p {
-        send(me - p, STEP_EXTRA, &members(&|k| k == me));
-        receive(me - p, STEP_RESULT, &members(&|k| k != me));
+        send(me - p, STEP_EXTRA, &picked(&|k| k == me));
+        receive(me - p, STEP_RESULT, &picked(&|k| k != me));
         return;
     }
     if me + p < n {
-        receive(me + p, STEP_EXTRA, &members(&|k| k == me + p));
+        receive(me + p, STEP_EXTRA, &picked(&|k| k == me + p));
     }
     let mut round = 0;
     while 1usize << round < p {
@@ -413,12 +525,12 @@ unsafe fn exchange_blocks(
             move |k: usize| (first..first + (1 << round)).contains(&holder(k))
         };
         let step = 1 + round as u64;
-        send(partner, step, &members(&range(me)));
-        receive(partner, step, &members(&range(partner)));
+        send(partner, step, &picked(&range(me)));
+        receive(partner, step, &picked(&range(partner)));
         round += 1;
     }
     if me + p < n {
-        send(me + p, STEP_RESULT, &members(&|k| k != me + p));
+        send(me + p, STEP_RESULT, &picked(&|k| k != me + p));
     }
 }
 
