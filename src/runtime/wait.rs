@@ -1,5 +1,5 @@
 //! Waiting. Jobs may run more PEs than cores, so every wait spins a bounded number of times and
-//! then yields the core on each further check, letting the PE it waits for run.
+//! then yields the core every few further checks (`IDLE_YIELD`), letting the PE it waits for run.
 //!
 //! How long to spin first is learnt, like an adaptive mutex: when the PE being waited for runs on
 //! a core of its own, the condition comes true while this PE spins, and yielding would only hand
@@ -177,8 +177,8 @@ pub fn until_watching_as(
     if budget > FLOOR.load(Ordering::Relaxed) {
         SPINS.store(budget / 2, Ordering::Relaxed);
     }
-    // A busy poll keeps the wait spinning (but for every `BUSY_YIELD`-th round) only where every
-    // local PE has a core.
+    // A round whose poll found nothing yields every `IDLE_YIELD` rounds; a busy poll keeps the
+    // wait spinning (but for every `BUSY_YIELD`-th round) only where every local PE has a core.
     let may_spin = CEILING.load(Ordering::Relaxed) > OVERSUBSCRIBED_SPINS;
     let mut rounds = 0u32;
     // Hang reports (`runtime::hang`): requests are looked for after every round, the wait
