@@ -57,11 +57,49 @@ const ACTIVE_SET: u64 = 1 << 62;
 const STEP_AT: u32 = 56;
 pub const STEPS: u64 = 64;
 
-/// Steps of the leaders' recursive doubling (a reduction's, an fcollect's): an extra leader's data
-/// to its partner among the first power of two, the rounds in between (`1 + r`, so up to `2^62`
-/// leaders), the result back to the extra leader.
+/// Steps of the leaders' recursive doubling ([`Doubling`]): an extra leader's data to its partner
+/// among the first power of two, the rounds in between (`1 + r`, so up to `2^62` leaders), the
+/// result back to the extra leader.
 pub const STEP_EXTRA: u64 = 0;
 pub const STEP_RESULT: u64 = STEPS - 1;
+
+/// Leader `me`'s part in recursive doubling among `n` leaders (a reduction's, an fcollect's): with
+/// `P` the largest power of two not above `n`, leader `P + j` (an extra one) hands its data to
+/// leader `j` and gets the result back from it; in round `r` (`r < log2 P`) each of the first `P`
+/// exchanges with the leader whose index differs in bit `r`.
+pub struct Doubling {
+    /// The largest power of two not above the number of leaders.
+    pub p: usize,
+    n: usize,
+    me: usize,
+}
+
+impl Doubling {
+    pub fn new(n: usize, me: usize) -> Doubling {
+        Doubling {
+            p: 1 << n.ilog2(),
+            n,
+            me,
+        }
+    }
+
+    /// The leader this extra one hands its data to (none for the first `P`).
+    pub fn served_by(&self) -> Option<usize> {
+        (self.me >= self.p).then(|| self.me - self.p)
+    }
+
+    /// The extra leader this one serves, if any.
+    pub fn serves(&self) -> Option<usize> {
+        (self.me < self.p && self.me + self.p < self.n).then(|| self.me + self.p)
+    }
+
+    /// This leader's rounds, `(round, step of its messages, partner)`: none for an extra one.
+    pub fn rounds(&self) -> impl Iterator<Item = (u32, u64, usize)> + '_ {
+        let me = self.me;
+        let rounds = if me < self.p { self.p.ilog2() } else { 0 };
+        (0..rounds).map(move |r| (r, 1 + r as u64, me ^ (1 << r)))
+    }
+}
 
 /// Whether the network of call `c` carries the collectives' messages.
 pub fn carried(c: &Coll) -> bool {
@@ -171,6 +209,39 @@ impl<'a> Messages<'a> {
                 "PE {from} sent {n} bytes where this PE expects {len}: every PE of the call must \
                  pass the same number of elements"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Doubling;
+
+    #[test]
+    fn every_exchange_of_recursive_doubling_has_both_ends() {
+        for n in 1..=33 {
+            let all: Vec<Doubling> = (0..n).map(|me| Doubling::new(n, me)).collect();
+            let p = all[0].p;
+            assert!(p <= n && n < 2 * p, "{n} leaders: P = {p}");
+            for (me, d) in all.iter().enumerate() {
+                match d.served_by() {
+                    Some(j) => {
+                        assert_eq!(all[j].serves(), Some(me), "{n} leaders: extra {me}");
+                        assert_eq!(d.rounds().count(), 0, "an extra leader takes no round");
+                    }
+                    None => {
+                        let rounds: Vec<_> = d.rounds().collect();
+                        assert_eq!(rounds.len(), p.ilog2() as usize);
+                        for (r, step, partner) in rounds {
+                            assert!(partner < p && step == 1 + r as u64);
+                            let back = all[partner].rounds().nth(r as usize);
+                            assert_eq!(back, Some((r, step, me)), "{n} leaders, {me} round {r}");
+                        }
+                    }
+                }
+            }
+            let served = all.iter().filter(|d| d.serves().is_some()).count();
+            assert_eq!(served, n - p, "{n} leaders: every extra one is served once");
         }
     }
 }

@@ -40,7 +40,7 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{self, Messages, STEP_EXTRA, STEP_RESULT};
+use super::message::{self, Doubling, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, Word};
 use super::scratch::Scratch;
 use super::split::{self, chunk};
@@ -424,7 +424,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     true
 }
 
-/// The leaders' all-gather by messages, recursive doubling. `blocks` are byte ranges `(offset,
+/// The leaders' all-gather by messages, recursive doubling ([`Doubling`]). `blocks` are byte ranges `(offset,
 /// length)` of the data, block `b` held at first by the leader of node `owner[b]`; every leader
 /// reads the blocks it holds at `from` and writes those it receives at `into` (none: it holds
 /// them all already, and only takes part). With `P` the largest power of two not above the number
@@ -448,9 +448,9 @@ unsafe fn exchange_blocks(
     from: *const u8,
     into: Option<*mut u8>,
 ) {
-    let n = l.leaders.len();
-    let p = 1usize << n.ilog2();
     let me = l.node;
+    let d = Doubling::new(l.leaders.len(), me);
+    let p = d.p;
     // The leader among the first `P` that holds node `k`'s blocks from the first step on.
     let holder = |k: usize| if k >= p { k - p } else { k };
     // The blocks `pick` selects by owner, in block order.
@@ -509,28 +509,26 @@ unsafe fn exchange_blocks(
             at_got += size;
         }
     };
-    if me >= p {
-        send(me - p, STEP_EXTRA, &picked(&|k| k == me));
-        receive(me - p, STEP_RESULT, &picked(&|k| k != me));
+    if let Some(j) = d.served_by() {
+        send(j, STEP_EXTRA, &picked(&|k| k == me));
+        receive(j, STEP_RESULT, &picked(&|k| k != me));
         return;
     }
-    if me + p < n {
-        receive(me + p, STEP_EXTRA, &picked(&|k| k == me + p));
+    if let Some(extra) = d.serves() {
+        receive(extra, STEP_EXTRA, &picked(&|k| k == extra));
     }
-    let mut round = 0;
-    while 1usize << round < p {
-        let partner = me ^ (1 << round);
+    for (round, step, partner) in d.rounds() {
+        // The nodes whose blocks leader `x` holds before this round: those held by the `2^round`
+        // leaders of its aligned range.
         let range = |x: usize| {
             let first = x & !((1usize << round) - 1);
             move |k: usize| (first..first + (1 << round)).contains(&holder(k))
         };
-        let step = 1 + round as u64;
         send(partner, step, &picked(&range(me)));
         receive(partner, step, &picked(&range(partner)));
-        round += 1;
     }
-    if me + p < n {
-        send(me + p, STEP_RESULT, &picked(&|k| k != me + p));
+    if let Some(extra) = d.serves() {
+        send(extra, STEP_RESULT, &picked(&|k| k != extra));
     }
 }
 

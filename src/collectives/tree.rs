@@ -40,7 +40,9 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{self, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages, STEP_EXTRA, STEP_RESULT};
+use super::message::{
+    self, Doubling, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages, STEP_EXTRA, STEP_RESULT,
+};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use super::scratch::Scratch;
@@ -255,10 +257,10 @@ pub unsafe fn reduce<T: Copy>(
     true
 }
 
-/// The leaders' reduction by messages, recursive doubling: with `P` the largest power of two
-/// not above the number of leaders `L`, leader `P + j` first sends its node's partial result to
-/// leader `j`, which combines it after its own; then in round `r` (`r < log2 P`) each of the
-/// first `P` leaders exchanges its partial with the leader `2^r` away (its index with bit `r`
+/// The leaders' reduction by messages, recursive doubling ([`Doubling`]): with `P` the largest
+/// power of two not above the number of leaders `L`, leader `P + j` first sends its node's partial
+/// result to leader `j`, which combines it after its own; then in round `r` (`r < log2 P`) each of
+/// the first `P` leaders exchanges its partial with the leader `2^r` away (its index with bit `r`
 /// flipped), and both combine the lower-indexed one's first, so both hold the same bits; at the
 /// end leader `j` sends the result to leader `P + j`. Each leader sends at most `log2 P + 1`
 /// messages, and a call takes `log2 P` exchanges, two more where `L` is not a power of two. The
@@ -268,28 +270,23 @@ pub unsafe fn reduce<T: Copy>(
 /// `acc` is this leader's node's partial result, `n` elements of `T`; this PE leads its node.
 unsafe fn exchange<T: Copy>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, combine: Combine<T>) {
     let n = acc.len();
-    let leaders = l.leaders.len();
-    let p = 1usize << leaders.ilog2();
-    let me = l.node;
-    if me >= p {
-        msg.send(l.leaders[me - p], STEP_EXTRA, acc.bytes());
-        msg.receive(l.leaders[me - p], STEP_RESULT, acc.bytes_mut());
+    let d = Doubling::new(l.leaders.len(), l.node);
+    if let Some(j) = d.served_by() {
+        msg.send(l.leaders[j], STEP_EXTRA, acc.bytes());
+        msg.receive(l.leaders[j], STEP_RESULT, acc.bytes_mut());
         return;
     }
     // SAFETY: `T` takes any bits (the caller's contract); each receive overwrites them all.
     let mut other = unsafe { Scratch::<T>::new(n) };
-    if me + p < leaders {
-        msg.receive(l.leaders[me + p], STEP_EXTRA, other.bytes_mut());
+    if let Some(extra) = d.serves() {
+        msg.receive(l.leaders[extra], STEP_EXTRA, other.bytes_mut());
         // SAFETY: both hold `n` elements.
         unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
     }
-    let mut round = 0;
-    while 1usize << round < p {
-        let partner = me ^ (1 << round);
-        let step = 1 + round as u64;
+    for (_, step, partner) in d.rounds() {
         msg.send(l.leaders[partner], step, acc.bytes());
         msg.receive(l.leaders[partner], step, other.bytes_mut());
-        if partner < me {
+        if partner < l.node {
             // SAFETY: both hold `n` elements.
             unsafe { combine(other.as_mut_ptr(), acc.as_ptr(), n) };
             std::mem::swap(acc, &mut other);
@@ -297,10 +294,9 @@ unsafe fn exchange<T: Copy>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, co
             // SAFETY: both hold `n` elements.
             unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
         }
-        round += 1;
     }
-    if me + p < leaders {
-        msg.send(l.leaders[me + p], STEP_RESULT, acc.bytes());
+    if let Some(extra) = d.serves() {
+        msg.send(l.leaders[extra], STEP_RESULT, acc.bytes());
     }
 }
 
