@@ -46,6 +46,9 @@ const FUNCTIONS: &[&str] = &[
     "ucp_tag_send_nbx",
     "ucp_tag_probe_nb",
     "ucp_tag_msg_recv_nbx",
+    "ucp_tag_recv_nbx",
+    "ucp_tag_recv_request_test",
+    "ucp_request_cancel",
 ];
 
 /// The parameter and attribute structs, handles, and the enums whose values those calls take.

@@ -13,6 +13,13 @@
 //! sender still waits for the receiver's word that it is in the call, one one-way message, which
 //! costs little beside the data and keeps what waits at a slow receiver small.
 //!
+//! A receiver posts its receive before it does what makes the sender send (its word of a
+//! handshake, its own message of an exchange: [`Messages::receive_after`]), so the data lands in
+//! its buffer from the network's. The network may move a large message only once its receive is
+//! posted (UCX's rendezvous); its sender then waits for that inside its call ([`Messages::send`]),
+//! as a reader waits for its data, and ends the job if the receiver has left. No two members wait
+//! for each other: each posts before it sends, and each waits only for members of the same call.
+//!
 //! Tags (63 bits; the network keeps the top one for itself): bit 62 says a team or an active set;
 //! bits 56-61 the step of the call (which edge of a tree, which round of an exchange); a team's
 //! slot in bits 32-55 and the low 32 bits of its epoch in bits 0-31; an active set's key (start,
@@ -23,16 +30,17 @@
 //! other's data of the call, and a broadcast's root is held back by [`HANDSHAKE_EVERY`]. So each
 //! tag names one message of one call; a receiver expects exactly one message per step and call.
 //!
-//! Invariants: a member sends a call's message only from inside that call and takes only the
-//! messages of the call it is in; every message sent is taken (by a member of the same call, which
-//! every member makes), so none is left at a finalize.
+//! Invariants: a member sends a call's message only from inside that call, and returns from the
+//! call only once the send is complete; it takes only the messages of the call it is in; every
+//! message sent is taken (by a member of the same call, which every member makes), so none is left
+//! at a finalize.
 
 use super::node::Sig;
 use super::{Coll, Sync, posted};
 use crate::runtime::counters::{self, Kind};
 use crate::runtime::departure;
-use crate::transport::Remote;
-use std::cell::Cell;
+use crate::transport::{self, Arrival, Remote};
+use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 
 /// The most data a broadcast's message carries without the handshake: a larger one waits for the
@@ -164,12 +172,38 @@ impl<'a> Messages<'a> {
         self.base | step << STEP_AT
     }
 
-    /// Sends member `i` the message of step `step`: `bytes`, which may be reused on return.
+    /// Sends member `i` the message of step `step`: `bytes`, which may be reused on return. A
+    /// large one may wait for `i` to post its receive (in its call), ending the job if `i` left.
     pub fn send(&self, i: usize, step: u64, bytes: &[u8]) {
         let pe = self.c.g.members.world(i);
         counters::moved(Kind::Put, 1, bytes.len() as u64);
-        if let Err(e) = self.net.send_message(pe, self.tag(step), bytes) {
-            crate::fatal!(self.c.call, "sending to PE {pe} over the network: {e}");
+        let fail = |e: transport::Error| -> ! {
+            crate::fatal!(self.c.call, "sending to PE {pe} over the network: {e}")
+        };
+        let wait = |test: &mut dyn FnMut() -> transport::Result<bool>| {
+            let sent = Cell::new(test().unwrap_or_else(|e| fail(e)));
+            if sent.get() {
+                return;
+            }
+            // A large message moves once `pe` has posted its receive.
+            let test = RefCell::new(test);
+            let done = || {
+                if !sent.get() {
+                    sent.set((test.borrow_mut())().unwrap_or_else(|e| fail(e)));
+                }
+                sent.get()
+            };
+            let what = |out: &mut String| {
+                let _ = write!(
+                    out,
+                    "sending PE {pe} its message (call {} on this group, step {step})",
+                    self.number
+                );
+            };
+            departure::wait_for_message(self.c.w, self.c.call, pe, done, what);
+        };
+        if let Err(e) = self.net.send_message(pe, self.tag(step), bytes, wait) {
+            fail(e);
         }
     }
 
@@ -177,24 +211,15 @@ impl<'a> Messages<'a> {
     /// be its length (every member of a call passes the same sizes; a message of another length
     /// ends the job with both lengths).
     pub fn receive(&self, i: usize, step: u64, into: &mut [u8]) {
+        self.receive_after(i, step, into, || ());
+    }
+
+    /// As [`Messages::receive`], running `meanwhile` after the receive is posted and before the
+    /// wait: what makes the sender send (a handshake's word, this leader's own message of an
+    /// exchange), so that the message finds its buffer waiting.
+    pub fn receive_after(&self, i: usize, step: u64, into: &mut [u8], meanwhile: impl FnOnce()) {
         let from = self.c.g.members.world(i);
-        let tag = self.tag(step);
-        let (to, len) = (into.as_mut_ptr(), into.len());
-        let got = Cell::new(None);
-        let done = || {
-            if got.get().is_none() {
-                // SAFETY: `into` is borrowed mutably for this call and used nowhere else meanwhile.
-                let into = unsafe { std::slice::from_raw_parts_mut(to, len) };
-                match self.net.take_message(tag, into) {
-                    Ok(n) => got.set(n),
-                    Err(e) => crate::fatal!(
-                        self.c.call,
-                        "receiving from PE {from} over the network: {e}"
-                    ),
-                }
-            }
-            got.get().is_some()
-        };
+        let len = into.len();
         let what = |out: &mut String| {
             let _ = write!(
                 out,
@@ -202,14 +227,42 @@ impl<'a> Messages<'a> {
                 self.number
             );
         };
-        departure::wait_for_message(self.c.w, self.c.call, from, done, what);
-        if let Some(n) = got.get().filter(|&n| n != len) {
-            crate::fatal!(
+        let wait = |test: &mut dyn FnMut() -> transport::Result<Arrival>| {
+            meanwhile();
+            let arrival = Cell::new(Arrival::Pending);
+            let test = RefCell::new(test);
+            let done = || {
+                if arrival.get() == Arrival::Pending {
+                    match (test.borrow_mut())() {
+                        Ok(a) => arrival.set(a),
+                        Err(e) => crate::fatal!(
+                            self.c.call,
+                            "receiving from PE {from} over the network: {e}"
+                        ),
+                    }
+                }
+                arrival.get() != Arrival::Pending
+            };
+            departure::wait_for_message(self.c.w, self.c.call, from, done, what);
+            arrival.get()
+        };
+        let arrival = match self.net.receive_message(self.tag(step), into, wait) {
+            Ok(a) => a,
+            Err(e) => crate::fatal!(
                 self.c.call,
-                "PE {from} sent {n} bytes where this PE expects {len}: every PE of the call must \
-                 pass the same number of elements"
-            );
-        }
+                "receiving from PE {from} over the network: {e}"
+            ),
+        };
+        let sent = match arrival {
+            Arrival::In(n) if n == len => return,
+            Arrival::In(n) => format!("{n} bytes"),
+            _ => "more bytes".to_string(),
+        };
+        crate::fatal!(
+            self.c.call,
+            "PE {from} sent {sent} where this PE expects {len}: every PE of the call must pass \
+             the same number of elements"
+        );
     }
 }
 

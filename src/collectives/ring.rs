@@ -490,14 +490,15 @@ unsafe fn exchange_blocks(
     };
     // SAFETY: as above.
     let mut got = unsafe { Scratch::<u8>::new(total) };
-    let mut receive = |source: usize, step: u64, which: &[usize]| {
+    // `meanwhile` runs once the receive is posted (this leader's own send of the round).
+    let mut receive = |source: usize, step: u64, which: &[usize], meanwhile: &mut dyn FnMut()| {
         if let (Some(into), Some((at, len))) = (into, span(which)) {
             // SAFETY: these blocks of `into`, written by nobody else in this call.
             let bytes = unsafe { std::slice::from_raw_parts_mut(into.add(at), len) };
-            return msg.receive(l.leaders[source], step, bytes);
+            return msg.receive_after(l.leaders[source], step, bytes, meanwhile);
         }
         let len = which.iter().map(|&b| blocks[b].1).sum();
-        msg.receive(l.leaders[source], step, &mut got[..len]);
+        msg.receive_after(l.leaders[source], step, &mut got[..len], meanwhile);
         let Some(into) = into else {
             return;
         };
@@ -510,12 +511,14 @@ unsafe fn exchange_blocks(
         }
     };
     if let Some(j) = d.served_by() {
-        send(j, STEP_EXTRA, &picked(&|k| k == me));
-        receive(j, STEP_RESULT, &picked(&|k| k != me));
+        let mine = picked(&|k| k == me);
+        receive(j, STEP_RESULT, &picked(&|k| k != me), &mut || {
+            send(j, STEP_EXTRA, &mine)
+        });
         return;
     }
     if let Some(extra) = d.serves() {
-        receive(extra, STEP_EXTRA, &picked(&|k| k == extra));
+        receive(extra, STEP_EXTRA, &picked(&|k| k == extra), &mut || ());
     }
     for (round, step, partner) in d.rounds() {
         // The nodes whose blocks leader `x` holds before this round: those held by the `2^round`
@@ -524,8 +527,10 @@ unsafe fn exchange_blocks(
             let first = x & !((1usize << round) - 1);
             move |k: usize| (first..first + (1 << round)).contains(&holder(k))
         };
-        send(partner, step, &picked(&range(me)));
-        receive(partner, step, &picked(&range(partner)));
+        let mine = picked(&range(me));
+        receive(partner, step, &picked(&range(partner)), &mut || {
+            send(partner, step, &mine)
+        });
     }
     if let Some(extra) = d.serves() {
         send(extra, STEP_RESULT, &picked(&|k| k != extra));

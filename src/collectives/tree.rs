@@ -180,12 +180,14 @@ pub unsafe fn broadcast(
     let handshake = nbytes > MESSAGE_BYTES || msg.number().is_multiple_of(HANDSHAKE_EVERY);
     let data = match parent {
         Some((p, j)) => {
-            if handshake {
-                s.tell(m.world(l.leaders[p]), Word::Up(j));
-            }
             // SAFETY: this PE's destination holds `nbytes` (the caller's contract).
             let into = unsafe { std::slice::from_raw_parts_mut(dest, nbytes) };
-            msg.receive(l.leaders[p], 0, into);
+            // The receive is posted before the word goes: the data lands in the destination.
+            msg.receive_after(l.leaders[p], 0, into, || {
+                if handshake {
+                    s.tell(m.world(l.leaders[p]), Word::Up(j));
+                }
+            });
             dest as usize
         }
         None => {
@@ -284,8 +286,11 @@ unsafe fn exchange<T: Copy>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, co
         unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
     }
     for (_, step, partner) in d.rounds() {
-        msg.send(l.leaders[partner], step, acc.bytes());
-        msg.receive(l.leaders[partner], step, other.bytes_mut());
+        // Posted first, the partner's message finds its buffer waiting.
+        let mine = acc.bytes();
+        msg.receive_after(l.leaders[partner], step, other.bytes_mut(), || {
+            msg.send(l.leaders[partner], step, mine)
+        });
         if partner < l.node {
             // SAFETY: both hold `n` elements.
             unsafe { combine(other.as_mut_ptr(), acc.as_ptr(), n) };

@@ -82,8 +82,9 @@ pub fn wait_for(
     );
 }
 
-/// As [`wait_for`], for a collective's message from `from` ([`crate::transport::Remote::take_message`]),
-/// which arrives where the network's raises do: the wait looks for it on every round.
+/// As [`wait_for`], for a collective's message from or to `from`
+/// ([`crate::transport::Remote::receive_message`], [`crate::transport::Remote::send_message`]),
+/// which moves where the network's raises do: the wait looks for it on every round.
 #[inline]
 pub fn wait_for_message(
     w: &World,

@@ -48,6 +48,17 @@ impl std::error::Error for Error {}
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
+/// Where a collective's message is, for its posted receive ([`Network::receive_message`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// Not in yet.
+    Pending,
+    /// In, this many bytes (at most the receive's length).
+    In(usize),
+    /// Longer than the receive's buffer: not taken.
+    Longer,
+}
+
 /// What each network says about itself for `oshinfo` (`key`, `value` pairs: version, devices).
 pub(crate) fn about() -> Vec<(String, String)> {
     ucx::about()
@@ -254,18 +265,34 @@ pub(crate) trait Network: Sized {
     }
 
     /// Sends `pe` a message of a collective call: `bytes` under `tag`, which names the call and
-    /// the step, so that no other message in flight to `pe` has it. Returns once `bytes` may be
-    /// reused; the message waits at `pe` until `pe` takes it, however many calls later.
-    fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
-        let _ = (pe, tag, bytes);
+    /// the step, so that no other message in flight to `pe` has it. Starts the send, then runs
+    /// `wait` with a test of whether `bytes` may be reused, and returns what `wait` returns. A
+    /// small message is sent at once and waits at `pe` until `pe` receives it, however many calls
+    /// later; a large one may move only once `pe` has posted its receive. What moves it is the
+    /// polls of a wait that serves with `signals` ([`Network::serve`]), at both ends.
+    fn send_message<R>(
+        &self,
+        pe: usize,
+        tag: u64,
+        bytes: &[u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
+    ) -> Result<R> {
+        let _ = (pe, tag, bytes, wait);
         Err(Error::new("this network carries no collective messages"))
     }
 
-    /// Takes the message under `tag` if it has arrived: `None` if not (yet), else its length, with
-    /// its bytes in `into` when that is its length (one of another length is dropped). What
-    /// arrives is moved by the polls of a wait that serves with `signals` ([`Network::serve`]).
-    fn take_message(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
-        let _ = (tag, into);
+    /// Receives the message of a collective call under `tag` into `into`: posts the receive, so
+    /// that a message arriving after it may land in `into` without a copy in between, then runs
+    /// `wait` with a test of where the message is ([`Arrival`]) and returns what `wait` returns.
+    /// What arrives is moved by the polls of a wait that serves with `signals`
+    /// ([`Network::serve`]). A receive still pending when `wait` returns is withdrawn.
+    fn receive_message<R>(
+        &self,
+        tag: u64,
+        into: &mut [u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
+    ) -> Result<R> {
+        let _ = (tag, into, wait);
         Err(Error::new("this network carries no collective messages"))
     }
 
@@ -514,13 +541,24 @@ impl Remote {
     }
 
     /// See [`Network::send_message`].
-    pub(crate) fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
-        each!(self, n => Network::send_message(n, pe, tag, bytes))
+    pub(crate) fn send_message<R>(
+        &self,
+        pe: usize,
+        tag: u64,
+        bytes: &[u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
+    ) -> Result<R> {
+        each!(self, n => Network::send_message(n, pe, tag, bytes, wait))
     }
 
-    /// See [`Network::take_message`].
-    pub(crate) fn take_message(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
-        each!(self, n => Network::take_message(n, tag, into))
+    /// See [`Network::receive_message`].
+    pub(crate) fn receive_message<R>(
+        &self,
+        tag: u64,
+        into: &mut [u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
+    ) -> Result<R> {
+        each!(self, n => Network::receive_message(n, tag, into, wait))
     }
 
     /// See [`Network::raises_apart`].

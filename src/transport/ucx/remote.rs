@@ -21,8 +21,9 @@
 
 use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
-use crate::transport::{self, AmoWord, Exchange, HEAP, Rmw};
+use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw};
 use std::time::Instant;
+use ucx_sys::UCS_ERR_MESSAGE_TRUNCATED;
 
 impl Network {
     #[inline]
@@ -261,12 +262,36 @@ impl transport::Network for Network {
         true
     }
 
-    fn send_message(&self, pe: usize, tag: u64, bytes: &[u8]) -> transport::Result<()> {
-        Ok(self.signals.send(pe, tag | MESSAGE_TAG, bytes)?)
+    fn send_message<R>(
+        &self,
+        pe: usize,
+        tag: u64,
+        bytes: &[u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<bool>) -> R,
+    ) -> transport::Result<R> {
+        Ok(self
+            .signals
+            .send_message(pe, tag | MESSAGE_TAG, bytes, |test| {
+                wait(&mut || Ok(test()?))
+            })?)
     }
 
-    fn take_message(&self, tag: u64, into: &mut [u8]) -> transport::Result<Option<usize>> {
-        Ok(self.signals.take(tag | MESSAGE_TAG, into)?)
+    fn receive_message<R>(
+        &self,
+        tag: u64,
+        into: &mut [u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<Arrival>) -> R,
+    ) -> transport::Result<R> {
+        Ok(self
+            .signals
+            .receive_message(tag | MESSAGE_TAG, into, |test| {
+                wait(&mut || match test() {
+                    Ok(None) => Ok(Arrival::Pending),
+                    Ok(Some(n)) => Ok(Arrival::In(n)),
+                    Err(e) if e.status == UCS_ERR_MESSAGE_TRUNCATED => Ok(Arrival::Longer),
+                    Err(e) => Err(e.into()),
+                })
+            })?)
     }
 
     fn raises_apart(&self, pe: usize) -> bool {

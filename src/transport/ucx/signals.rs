@@ -8,8 +8,7 @@
 //!
 //! The messages have a context and a worker of their own ([`Context::for_messages`]), with one lane
 //! per endpoint ([`SETTINGS`]). With the tag feature in the OpenSHMEM context, UCX 1.13 added a
-//! second lane on another interface (for rendezvous) and crashed in its TCP wireup in our tests; a
-//! 16-byte message needs no rendezvous.
+//! second lane on another interface (for rendezvous) and crashed in its TCP wireup in our tests.
 //!
 //! A signal is a record of two words, the offset of the word in the peer's heap and the value,
 //! sent to the peer's signal worker through the endpoint opened at the first signal to that peer.
@@ -31,17 +30,24 @@
 //! Invariants: records land only in this PE's heap (range and alignment checked per record); a
 //! raise returns once its record is sent (UCX no longer reads it).
 
-use super::{Context, Endpoint, Request, Result, Worker};
+use super::worker::WorkerHandle;
+use super::{Context, Endpoint, Error, Request, Result, Worker};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use ucx_sys::*;
 
-/// How the signal context is configured beyond `UCX_*`: no rendezvous lanes, so every endpoint
-/// has one lane, and no rendezvous at all: the records are 16 bytes, and a collective's message
-/// (at most `collectives::tree::MESSAGE_BYTES`) goes eagerly too, so that its send completes
-/// without the receiver (which may take it calls later) and two members sending to each other
-/// before they receive never wait for each other's receive.
-pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "0"), ("RNDV_THRESH", "inf")];
+/// How the signal context is configured beyond `UCX_*`: one rendezvous rail, and rendezvous from
+/// 256 KiB. A record (16 bytes) and a small collective's message go eagerly: the send completes
+/// without the receiver, which may take the message calls later. A larger message goes by
+/// rendezvous: its data moves once the receiver has posted its receive, straight into the
+/// receiver's buffer. Eagerly, a mebibyte was copied out of UCX's queue of unexpected messages
+/// and a broadcast of it took 1.4-2.7 times OSHMEM's (whose MPI layer uses rendezvous); with
+/// rendezvous, about as long (bench/README.md). Senders of such messages wait for the receiver
+/// inside the library (`collectives::message`), and every member posts its receive before it
+/// sends, so no two wait for each other. On the messages' endpoints (a context with the tag
+/// feature only) UCX 1.13 opens one lane whatever the rails; with no rail at all its rendezvous
+/// took 1.3-1.5 times as long.
+pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "1"), ("RNDV_THRESH", "256k")];
 
 /// The tag of every record (only this library's workers use the context). Its top bit is clear:
 /// the tags of the collectives' messages ([`Signals::send`]) have it set.
@@ -117,12 +123,49 @@ impl Signals {
         self.send_tagged(pe, TAG, bytes)
     }
 
-    /// Sends `pe` a collective's message: `bytes` under `tag` (with [`MESSAGE_TAG`] set). Returns
-    /// once `bytes` may be reused; the message waits at `pe`, in UCX's queue of unexpected
-    /// messages, until `pe` takes it ([`Signals::take`]).
-    pub fn send(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+    /// Sends `pe` a collective's message, `bytes` under `tag` (with [`MESSAGE_TAG`] set): starts
+    /// the send, then runs `wait` with a test of whether `bytes` may be reused, and returns what
+    /// `wait` returns. Below the rendezvous threshold ([`SETTINGS`]) the send completes at once
+    /// and the message waits at `pe`, in UCX's queue of unexpected messages if `pe` has not
+    /// posted its receive ([`Signals::receive_message`]); above it the data moves once `pe`
+    /// has, and the test says so. A send still pending when `wait` returns is cancelled.
+    pub fn send_message<R>(
+        &self,
+        pe: usize,
+        tag: u64,
+        bytes: &[u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
+    ) -> Result<R> {
         debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
-        self.send_tagged(pe, tag, bytes)
+        let endpoint = self.endpoint(pe)?;
+        let param = ucp_request_param_t::default();
+        // SAFETY: the endpoint is live; `bytes` is borrowed until the send completes or is
+        // cancelled (`Pending`'s drop, before this function returns).
+        let status = unsafe {
+            ucp_tag_send_nbx(
+                endpoint.handle.raw,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                tag,
+                &param,
+            )
+        };
+        if status.is_null() {
+            return Ok(wait(&mut || Ok(true)));
+        }
+        if UCS_PTR_IS_ERR(status) {
+            return Err(Error {
+                call: "ucp_tag_send_nbx",
+                status: UCS_PTR_STATUS(status),
+            });
+        }
+        let mut pending = Pending {
+            raw: status,
+            worker: &endpoint.handle.worker,
+            receive: false,
+            length: None,
+        };
+        Ok(wait(&mut || pending.test().map(|sent| sent.is_some())))
     }
 
     /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
@@ -146,37 +189,59 @@ impl Signals {
             .wait()
     }
 
-    /// Takes the message under `tag` if it has arrived: `None` if not (yet), else its length, and
-    /// its bytes in `into` when that is its length (a message of another length is taken and
-    /// dropped). Makes no progress: the polls of a wait do ([`Signals::poll`]).
-    pub fn take(&self, tag: u64, into: &mut [u8]) -> Result<Option<usize>> {
-        let worker = self.worker.handle.raw;
-        // SAFETY: plain C struct of integers; zero is a valid value.
-        let mut info: ucp_tag_recv_info_t = unsafe { std::mem::zeroed() };
-        // SAFETY: the worker is live; `info` is writable; remove = 1 takes the message out of the
-        // unexpected queue, to be received just below.
-        let message = unsafe { ucp_tag_probe_nb(worker, tag, ucp_tag_t::MAX, 1, &mut info) };
-        if message.is_null() {
-            return Ok(None);
-        }
-        let mut other = Vec::new();
-        let to = if info.length == into.len() {
-            into
-        } else {
-            other.resize(info.length, 0u8);
-            &mut other[..]
+    /// Receives the message under `tag` into `into`: posts the receive, then runs `wait` with a
+    /// test of whether the message is in (`Some` of its length), and returns what `wait` returns.
+    /// A message that arrives after the post lands in `into` straight from the network's buffers;
+    /// one that arrived before is copied out of UCX's queue of unexpected messages. One longer
+    /// than `into` is an error; a shorter one is in when the test says its length. The test makes
+    /// no progress: the polls of a wait do ([`Signals::poll`]). A receive still pending when `wait`
+    /// returns is cancelled.
+    pub fn receive_message<R>(
+        &self,
+        tag: u64,
+        into: &mut [u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<Option<usize>>) -> R,
+    ) -> Result<R> {
+        debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
+        // Always a request, whose test tells the length: UCX 1.13 leaves the receive information
+        // unwritten when it completes a receive at once.
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+            ..Default::default()
         };
-        let param = ucp_request_param_t::default();
-        // SAFETY: `message` was just removed from the worker's queue and is received once; `to`
-        // holds `info.length` bytes and is borrowed until the receive completes (in wait).
+        // SAFETY: the worker is live; `into` is borrowed until the receive completes or is
+        // cancelled (`Pending`'s drop, before this function returns).
         let status = unsafe {
-            ucp_tag_msg_recv_nbx(worker, to.as_mut_ptr().cast(), to.len(), message, &param)
+            ucp_tag_recv_nbx(
+                self.worker.handle.raw,
+                into.as_mut_ptr().cast(),
+                into.len(),
+                tag,
+                ucp_tag_t::MAX,
+                &param,
+            )
         };
-        self.worker
-            .handle
-            .request("ucp_tag_msg_recv_nbx", status)?
-            .wait()?;
-        Ok(Some(info.length))
+        if UCS_PTR_IS_ERR(status) || status.is_null() {
+            let error = if status.is_null() {
+                Error {
+                    call: "ucp_tag_recv_nbx (no request despite UCP_OP_ATTR_FLAG_NO_IMM_CMPL)",
+                    status: UCS_ERR_INVALID_PARAM,
+                }
+            } else {
+                Error {
+                    call: "ucp_tag_recv_nbx",
+                    status: UCS_PTR_STATUS(status),
+                }
+            };
+            return Ok(wait(&mut || Err(error)));
+        }
+        let mut pending = Pending {
+            raw: status,
+            worker: &self.worker.handle,
+            receive: true,
+            length: None,
+        };
+        Ok(wait(&mut || pending.test()))
     }
 
     /// Progresses the worker once and applies every record that has arrived. Whether one did.
@@ -231,6 +296,71 @@ impl Signals {
             Ok(()) => Err(format!("{} bytes, not {RECORD}", info.length)),
             Err(e) => Err(e.to_string()),
         })
+    }
+}
+
+/// A collective's message in flight ([`Signals::send_message`], [`Signals::receive_message`]):
+/// UCX reads or writes a buffer that outlives this.
+struct Pending<'a> {
+    /// The UCX request; NULL once complete and freed.
+    raw: *mut std::ffi::c_void,
+    worker: &'a WorkerHandle,
+    /// A receive (else a send).
+    receive: bool,
+    /// Once complete: the length received (a send's: 0).
+    length: Option<usize>,
+}
+
+impl Pending<'_> {
+    /// Whether the operation is complete: the length received if so.
+    fn test(&mut self) -> Result<Option<usize>> {
+        if self.raw.is_null() {
+            return Ok(self.length);
+        }
+        // SAFETY: plain C struct of integers; zero is a valid value.
+        let mut info: ucp_tag_recv_info_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `raw` is a live request of the kind said (freed only below and in drop).
+        let status = unsafe {
+            if self.receive {
+                ucp_tag_recv_request_test(self.raw, &mut info)
+            } else {
+                ucp_request_check_status(self.raw)
+            }
+        };
+        if status == UCS_INPROGRESS {
+            return Ok(None);
+        }
+        // SAFETY: complete, freed once; drop sees NULL.
+        unsafe { ucp_request_free(self.raw) };
+        self.raw = std::ptr::null_mut();
+        if status != UCS_OK {
+            let call = if self.receive {
+                "ucp_tag_recv_nbx"
+            } else {
+                "ucp_tag_send_nbx"
+            };
+            return Err(Error { call, status });
+        }
+        self.length = Some(info.length);
+        Ok(self.length)
+    }
+}
+
+impl Drop for Pending<'_> {
+    /// Cancels an operation not yet complete and waits until UCX no longer uses its buffer (a
+    /// message already under way completes, a receive not matched yet is withdrawn).
+    fn drop(&mut self) {
+        if self.raw.is_null() {
+            return;
+        }
+        // SAFETY: a live request of this worker.
+        unsafe { ucp_request_cancel(self.worker.raw, self.raw) };
+        let raw = self.raw;
+        // SAFETY: `raw` is live until freed just after.
+        self.worker
+            .progress_until(|| unsafe { ucp_request_check_status(raw) } != UCS_INPROGRESS);
+        // SAFETY: complete or cancelled, freed once.
+        unsafe { ucp_request_free(raw) };
     }
 }
 
