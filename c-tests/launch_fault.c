@@ -20,6 +20,8 @@
 // without calling the library, the others wait in a barrier that PE 2 and 3 never enter; the
 // hang-report tests expect each PE to say where it is. alone: PE 1 waits in shmem_int_wait_until
 // for a value nobody stores while the others finalize; once they all have, nobody can store it.
+// return0-reduce: as return0, but the others wait in a sum of 1 MiB (whose messages across nodes
+// go by rendezvous: a sender waits for its partner to post the receive) instead of a barrier.
 // And segv-seen-late, the order in which a dying PE's peer can report it: the victim shuts its
 // launcher connection down (PMI_FD), as the kernel closes a dying process's sockets before its
 // exit can be collected, has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that saw
@@ -88,6 +90,15 @@ int main(int argc, char **argv)
     }
     long *first = shmem_malloc(8 * sizeof(long));
     long *below = (long *)((char *)first - 4096);
+    /* return0-reduce's buffers, allocated by every PE before the victim leaves. */
+    size_t big_n = ((size_t)1 << 20) / sizeof(long);
+    long *big_in = NULL, *big_out = NULL;
+    if (strcmp(fault, "return0-reduce") == 0) {
+        big_in = shmem_calloc(big_n, sizeof(long));
+        big_out = shmem_calloc(big_n, sizeof(long));
+        if (big_in == NULL || big_out == NULL)
+            return 98;
+    }
     long local[8] = {0};
     if (strcmp(fault, "orphan") == 0) {
         static int never;
@@ -144,7 +155,7 @@ int main(int argc, char **argv)
         } else if (strcmp(fault, "iput-negative") == 0) {
             announce(me);
             shmem_long_iput(first, local, -1, 1, 2, 0);
-        } else if (strcmp(fault, "return0") == 0) {
+        } else if (strcmp(fault, "return0") == 0 || strcmp(fault, "return0-reduce") == 0) {
             announce(me);
             return 0;
         } else if (strcmp(fault, "exit0") == 0) {
@@ -175,6 +186,13 @@ int main(int argc, char **argv)
     } else if (strcmp(fault, "segv-seen-late") == 0 && me == (victim + 1) % npes) {
         shmem_long_wait_until(&told, SHMEM_CMP_EQ, 1);
         shmem_global_exit(1);
+    }
+    if (strcmp(fault, "return0-reduce") == 0) {
+        /* Only the victim's leaving can end this reduction: it never takes part. */
+        nap_ms(100);
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, big_out, big_in, big_n);
+        fprintf(stderr, "[PE %d] launch_fault: got past a reduction PE %d never entered\n", me, victim);
+        return 99;
     }
     if (strcmp(fault, "ok") != 0) {
         /* Only the victim's fault can end this barrier: the launcher must stop us. */

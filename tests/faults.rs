@@ -21,10 +21,15 @@ const FAULT_TO_END: f64 = 2.0;
 
 /// Runs `oshrun -np 4 [extra] launch_fault <fault> 1 <marker>`; returns the run and oshrun's pid.
 fn fault_job(fault: &str, extra: &[&str]) -> (support::Run, u32, String) {
+    fault_job_of(4, fault, extra)
+}
+
+/// As [`fault_job`], with `pes` PEs.
+fn fault_job_of(pes: usize, fault: &str, extra: &[&str]) -> (support::Run, u32, String) {
     let b = built();
     let mark = marker(fault);
     let mut cmd = Command::new(&b.oshrun);
-    cmd.args(["-np", "4", "--timeout", "20"])
+    cmd.args(["-np", &pes.to_string(), "--timeout", "20"])
         .args(extra)
         .arg(&b.fault)
         .args([fault, "1", &mark]);
@@ -62,7 +67,11 @@ fn check_fault(fault: &str, code: i32, messages: &[&str]) {
 }
 
 fn check_fault_with(fault: &str, extra: &[&str], code: i32, messages: &[&str]) {
-    let (run, pid, mark) = fault_job(fault, extra);
+    check_fault_of(4, fault, extra, code, messages)
+}
+
+fn check_fault_of(pes: usize, fault: &str, extra: &[&str], code: i32, messages: &[&str]) {
+    let (run, pid, mark) = fault_job_of(pes, fault, extra);
     assert_eq!(run.code, code, "{}", run.describe());
     for message in messages {
         assert!(
@@ -350,6 +359,21 @@ fn left_without_finalize_over_ucx() {
             1,
             &["PE 1 has left (shmem_finalize, or returned from main"],
         );
+    }
+}
+
+/// PE 1 leaves while the others are in a sum of 1 MiB over UCX (the reduction's recursive
+/// doubling by messages; from 4 PEs the ring takes it). At 3 PEs, PE 0's message to PE 1 goes by
+/// rendezvous, whose sender waits for PE 1 to post the receive; that wait ends the job naming the
+/// call and PE 1. At 2, PE 0 is the only PE left, and says so.
+#[test]
+fn left_during_a_large_reduction_over_ucx() {
+    let three =
+        "[PE 0] shmem_long_sum_reduce: PE 1 has left (shmem_finalize, or returned from main";
+    let two =
+        "[PE 0] wait: every other PE has left (shmem_finalize, or exit without it; PE 1 among";
+    for (pes, message) in [(3, three), (2, two)] {
+        check_fault_of(pes, "return0-reduce", OVER_UCX, 1, &[message]);
     }
 }
 
