@@ -137,6 +137,32 @@ impl Signals {
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
+        self.start_send(pe, tag, bytes, wait)
+    }
+
+    /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
+    fn send_tagged(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+        self.start_send(pe, tag, bytes, |test| {
+            let mut sent = Ok(());
+            self.worker.handle.progress_until(|| {
+                test().unwrap_or_else(|e| {
+                    sent = Err(e);
+                    true
+                })
+            });
+            sent
+        })?
+    }
+
+    /// Starts sending `bytes` under `tag` to `pe`'s signal worker, then runs `wait` with a test of
+    /// whether `bytes` may be reused; a send still pending when `wait` returns is cancelled.
+    fn start_send<R>(
+        &self,
+        pe: usize,
+        tag: u64,
+        bytes: &[u8],
+        wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
+    ) -> Result<R> {
         let endpoint = self.endpoint(pe)?;
         let param = ucp_request_param_t::default();
         // SAFETY: the endpoint is live; `bytes` is borrowed until the send completes or is
@@ -166,27 +192,6 @@ impl Signals {
             length: None,
         };
         Ok(wait(&mut || pending.test().map(|sent| sent.is_some())))
-    }
-
-    /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
-    fn send_tagged(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
-        let endpoint = self.endpoint(pe)?;
-        let param = ucp_request_param_t::default();
-        // SAFETY: the endpoint is live; `bytes` is borrowed until the send completed, in wait.
-        let status = unsafe {
-            ucp_tag_send_nbx(
-                endpoint.handle.raw,
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                tag,
-                &param,
-            )
-        };
-        endpoint
-            .handle
-            .worker
-            .request("ucp_tag_send_nbx", status)?
-            .wait()
     }
 
     /// Receives the message under `tag` into `into`: posts the receive, then runs `wait` with a
