@@ -269,11 +269,9 @@ impl transport::Network for Network {
         bytes: &[u8],
         wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<bool>) -> R,
     ) -> transport::Result<R> {
-        Ok(self
-            .signals
-            .send_message(pe, tag | MESSAGE_TAG, bytes, |test| {
-                wait(&mut || Ok(test()?))
-            })?)
+        Ok(self.signals.send(pe, tag | MESSAGE_TAG, bytes, |test| {
+            wait(&mut || Ok(test()?))
+        })?)
     }
 
     fn receive_message<R>(

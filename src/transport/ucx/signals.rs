@@ -50,7 +50,7 @@ use ucx_sys::*;
 pub const SETTINGS: &[(&str, &str)] = &[("MAX_RNDV_RAILS", "1"), ("RNDV_THRESH", "256k")];
 
 /// The tag of every record (only this library's workers use the context). Its top bit is clear:
-/// the tags of the collectives' messages ([`Signals::send_message`]) have it set.
+/// the tags of the collectives' messages ([`Signals::send`]) have it set.
 const TAG: ucp_tag_t = 0x7273_686d_656d_0001;
 
 /// The bit every tag of a collective's message has, and a record's does not.
@@ -123,26 +123,9 @@ impl Signals {
         self.send_tagged(pe, TAG, bytes)
     }
 
-    /// Sends `pe` a collective's message, `bytes` under `tag` (with [`MESSAGE_TAG`] set): starts
-    /// the send, then runs `wait` with a test of whether `bytes` may be reused, and returns what
-    /// `wait` returns. Below the rendezvous threshold ([`SETTINGS`]) the send completes at once
-    /// and the message waits at `pe`, in UCX's queue of unexpected messages if `pe` has not
-    /// posted its receive ([`Signals::receive_message`]); above it the data moves once `pe`
-    /// has, and the test says so. A send still pending when `wait` returns is cancelled.
-    pub fn send_message<R>(
-        &self,
-        pe: usize,
-        tag: u64,
-        bytes: &[u8],
-        wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
-    ) -> Result<R> {
-        debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
-        self.start_send(pe, tag, bytes, wait)
-    }
-
     /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
     fn send_tagged(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
-        self.start_send(pe, tag, bytes, |test| {
+        self.send(pe, tag, bytes, |test| {
             let mut sent = Ok(());
             self.worker.handle.progress_until(|| {
                 test().unwrap_or_else(|e| {
@@ -154,9 +137,13 @@ impl Signals {
         })?
     }
 
-    /// Starts sending `bytes` under `tag` to `pe`'s signal worker, then runs `wait` with a test of
-    /// whether `bytes` may be reused; a send still pending when `wait` returns is cancelled.
-    fn start_send<R>(
+    /// Sends `pe` `bytes` under `tag` (a record's, or a collective's message with [`MESSAGE_TAG`]
+    /// set): starts the send, then runs `wait` with a test of whether `bytes` may be reused, and
+    /// returns what `wait` returns. Below the rendezvous threshold ([`SETTINGS`]) the send
+    /// completes at once and the message waits at `pe`, in UCX's queue of unexpected messages if
+    /// `pe` has not posted its receive ([`Signals::receive_message`]); above it the data moves
+    /// once `pe` has, and the test says so. A send still pending when `wait` returns is cancelled.
+    pub fn send<R>(
         &self,
         pe: usize,
         tag: u64,
@@ -304,7 +291,7 @@ impl Signals {
     }
 }
 
-/// A collective's message in flight ([`Signals::send_message`], [`Signals::receive_message`]):
+/// A collective's message in flight ([`Signals::send`], [`Signals::receive_message`]):
 /// UCX reads or writes a buffer that outlives this.
 struct Pending<'a> {
     /// The UCX request; NULL once complete and freed.
