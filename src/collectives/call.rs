@@ -103,7 +103,7 @@ impl Coll<'_> {
             self.w.local(self.call, what, addr, len);
             return View::at(addr + at);
         }
-        match self.w.target(self.call, what, addr, len, pe) {
+        match self.w.rma_target(self.call, what, addr, len, pe) {
             Target::Mapped(base) => View::at(base + at),
             Target::Net(seg, off) => {
                 // 16-byte words: the copy is aligned for every element type.
@@ -143,7 +143,7 @@ impl Coll<'_> {
         let from = if pe == self.w.me {
             Target::Mapped(self.w.local(self.call, what, addr, total))
         } else {
-            self.w.target(self.call, what, addr, total, pe)
+            self.w.rma_target(self.call, what, addr, total, pe)
         };
         match from {
             // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.

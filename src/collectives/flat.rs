@@ -29,16 +29,13 @@ use std::mem::size_of;
 use std::sync::atomic::Ordering;
 
 impl Coll<'_> {
-    /// Whether `dest..dest+len` is symmetric and every member's copy of it is mapped here.
+    /// Whether `dest..dest+len` is symmetric and every member's copy of it is mapped here (on
+    /// the node, or by the network itself: [`crate::runtime::world::World::mapped_base`]).
     fn all_mapped(&self, dest: usize, len: usize) -> bool {
         let Some((seg, _)) = self.w.locate(dest, len.max(1)) else {
             return false;
         };
-        let peers = &self.w.segments[seg as usize].peers;
-        (0..self.size()).all(|i| {
-            let pe = self.g.members.world(i);
-            pe == self.w.me || peers[pe] != 0
-        })
+        posted::maps_all(self.w, &self.g.members, seg)
     }
 
     /// Member `i`'s copy of the symmetric `dest` (mapped: checked by `all_mapped`).
@@ -47,15 +44,15 @@ impl Coll<'_> {
         if pe == self.w.me || len == 0 {
             return dest;
         }
-        match self.w.target(self.call, "dest", dest, len, pe) {
+        match self.w.rma_target(self.call, "dest", dest, len, pe) {
             Target::Mapped(a) => a,
             Target::Net(..) => unreachable!("all_mapped checked every member"),
         }
     }
 
     /// Whether the split algorithms ([`split`]) should move `len` bytes to or from every member
-    /// into their symmetric `dest`: some member is reached over UCX, there are three or more
-    /// members, the chunks are large enough, and `dest` is symmetric.
+    /// into their symmetric `dest`: some member's copy is not mapped here (the network's puts and
+    /// gets reach it), there are three or more members, the chunks are large enough, and `dest` is symmetric.
     fn chunked(&self, dest: usize, len: usize) -> bool {
         let size = self.size();
         size >= 3
@@ -65,7 +62,7 @@ impl Coll<'_> {
                 let pe = self.g.members.world(i);
                 pe != self.w.me
                     && !matches!(
-                        self.w.target(self.call, "dest", dest, len, pe),
+                        self.w.rma_target(self.call, "dest", dest, len, pe),
                         Target::Mapped(_)
                     )
             })

@@ -35,11 +35,11 @@
 //! message sent is taken (by a member of the same call, which every member makes), so none is left
 //! at a finalize.
 
-use super::node::{Layout, Sig};
+use super::node::Sig;
 use super::{Coll, Sync, posted};
 use crate::runtime::counters::{self, Kind};
-use crate::runtime::{departure, wait};
-use crate::transport::{self, Arrival, HEAP, Remote};
+use crate::runtime::departure;
+use crate::transport::{self, Arrival, Remote};
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 
@@ -113,33 +113,6 @@ impl Doubling {
 pub fn carried(c: &Coll) -> bool {
     c.w.remote().is_some_and(|net| net.messages())
 }
-
-/// Whether a reduction or an fcollect of `bytes` a member should go through memory, by the flat
-/// algorithms, rather than by messages: where the network maps every other node leader's heap into
-/// this process itself (UCX's shared-memory transports, on the route where each PE is its own
-/// node), and every PE of this node has a core or the data is at least [`MEMORY_FROM`]. Over
-/// `UCX_TLS=sm` at 2 PEs an 8-byte fcollect took 0.46 us so against 0.91 by messages (OSHMEM
-/// 0.38), a 64 KiB one 3.7 us against 13.8. At 4 PEs on 2 cores the flat algorithms' waits for
-/// every member cost more than messages up to 1 KiB (1.3-1.8 times), less from 4 KiB (0.6-0.97
-/// times); bench/README.md. Leaders on other hosts are never mapped, so a job across hosts keeps
-/// its messages, and the check stops at the first such leader.
-pub fn through_memory(c: &Coll, l: &Layout, bytes: usize) -> bool {
-    let Some(net) = c.w.remote() else {
-        return false;
-    };
-    if bytes < MEMORY_FROM && wait::oversubscribed_node() {
-        return false;
-    }
-    let m = &c.g.members;
-    let me = l.leader();
-    l.leaders
-        .iter()
-        .all(|&k| k == me || net.mapping(m.world(k), HEAP).is_some())
-}
-
-/// Bytes a member from which a reduction or fcollect goes through memory where the network maps
-/// every leader, also on a node whose PEs outnumber its cores ([`through_memory`]).
-pub const MEMORY_FROM: usize = 4096;
 
 /// The pieces of `n` elements of `size` bytes each, at most [`LARGEST`] bytes a piece:
 /// `(first element, elements)`.

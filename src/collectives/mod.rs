@@ -2,7 +2,8 @@
 //!
 //! A collective runs over a [`Group`]: the members (an arithmetic progression of world PEs) and
 //! where their synchronization words are (a team's slot, or the active-set counters of the
-//! deprecated pSync routines). On one node the algorithms are flat ([`flat`]) and synchronize once
+//! deprecated pSync routines). On one node (or where the network maps every member's memory here
+//! itself, UCX's shared-memory transports) the algorithms are flat ([`flat`]) and synchronize once
 //! ([`posted`]): every contributor posts its data in its control block (small data copied there,
 //! large data left in its source until its readers acknowledge), and every member waits only for
 //! the posts it reads. Where some member is reached over the network, members read the others'

@@ -21,11 +21,12 @@
 //! many signals each call sends. The active-set signals ([`signal`], [`wait_signal`]) live here,
 //! below the barriers of `collectives::barrier`, which re-exports them.
 
+use super::posted;
 use super::{Group, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
-use crate::runtime::world::World;
+use crate::runtime::world::{Seg, World};
 use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, SCRATCH_END, TEAM_SLOTS};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -130,14 +131,18 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
 }
 
 /// [`layout_of`] for the World's nodes; `None` at once in a job on one node, or when
-/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere. Kept for the thread's next calls
-/// on the same group ([`CACHED_LAYOUTS`]).
+/// `SHMEM_NODE_AWARE=0` asks for the flat algorithms everywhere, and `None` for a group whose
+/// every member's heap is mapped here ([`posted::maps_all`]): where the network maps its peers'
+/// memory itself (UCX's shared-memory transports, on the route where each PE is its own node),
+/// the group runs the one-node algorithms through that memory, as on a node. Mappings are the
+/// same both ways (a host's PEs map each other, never a PE on another host), so every member
+/// decides alike. Kept for the thread's next calls on the same group ([`CACHED_LAYOUTS`]).
 #[inline]
 pub fn layout(w: &World, m: &Members, root: Option<usize>) -> Option<Rc<Layout>> {
     if w.cpu_atomics || m.size < 2 || !w.config.node_aware {
         return None;
     }
-    cached_layout(&w.nodes, m, root)
+    cached_layout(&w.nodes, m, root, || posted::maps_all(w, m, Seg::Heap))
 }
 
 /// How many groups' layouts a thread keeps. Walking every member costs a hash map and three
@@ -160,15 +165,25 @@ thread_local! {
     static LAYOUTS: RefCell<Vec<Cached>> = const { RefCell::new(Vec::new()) };
 }
 
-/// [`layout_of`], from this thread's cache when it computed the same one lately.
-fn cached_layout(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<Rc<Layout>> {
+/// [`layout_of`], or `None` if `one_memory()`, from this thread's cache when it computed the same
+/// one lately.
+fn cached_layout(
+    nodes: &[usize],
+    m: &Members,
+    root: Option<usize>,
+    one_memory: impl FnOnce() -> bool,
+) -> Option<Rc<Layout>> {
     let table = (nodes.as_ptr(), nodes.len());
     LAYOUTS.with_borrow_mut(|cache| {
         let hit = |c: &Cached| c.nodes == table && c.members == *m && c.root == root;
         if let Some(c) = cache.iter().rev().find(|c| hit(c)) {
             return c.layout.clone();
         }
-        let layout = layout_of(nodes, m, root).map(Rc::new);
+        let layout = if one_memory() {
+            None
+        } else {
+            layout_of(nodes, m, root).map(Rc::new)
+        };
         if cache.len() == CACHED_LAYOUTS {
             cache.remove(0);
         }
@@ -415,31 +430,31 @@ mod tests {
         let blocks = [0, 0, 2, 2, 4, 4];
         let spread = [0, 1, 2, 3, 4, 5];
         let m = members(0, 1, 6, 3);
-        let first = cached_layout(&blocks, &m, None).unwrap();
+        let first = cached_layout(&blocks, &m, None, || false).unwrap();
         assert_eq!(*first, layout_of(&blocks, &m, None).unwrap());
-        let again = cached_layout(&blocks, &m, None).unwrap();
+        let again = cached_layout(&blocks, &m, None, || false).unwrap();
         assert!(
             Rc::ptr_eq(&first, &again),
             "the second call is the cached layout"
         );
         // Another node table, another root, one node: each its own answer.
         assert_eq!(
-            *cached_layout(&spread, &m, None).unwrap(),
+            *cached_layout(&spread, &m, None, || false).unwrap(),
             layout_of(&spread, &m, None).unwrap()
         );
         assert_eq!(
-            *cached_layout(&blocks, &m, Some(5)).unwrap(),
+            *cached_layout(&blocks, &m, Some(5), || false).unwrap(),
             layout_of(&blocks, &m, Some(5)).unwrap()
         );
         assert_eq!(
-            cached_layout(&[0, 0, 0, 0], &members(0, 1, 4, 1), None),
+            cached_layout(&[0, 0, 0, 0], &members(0, 1, 4, 1), None, || false),
             None
         );
         // More groups than the cache holds: the first is walked again, with the same answer.
         for me in 0..CACHED_LAYOUTS {
-            cached_layout(&spread, &members(0, 1, 6, me % 6), Some(me / 6));
+            cached_layout(&spread, &members(0, 1, 6, me % 6), Some(me / 6), || false);
         }
-        let walked = cached_layout(&blocks, &m, None).unwrap();
+        let walked = cached_layout(&blocks, &m, None, || false).unwrap();
         assert!(!Rc::ptr_eq(&first, &walked));
         assert_eq!(walked, first);
     }

@@ -20,7 +20,8 @@
 //! reusing the post while a reader may still look at it.
 //!
 //! Invariants: every member of a group takes this path or none (it needs every member's control
-//! block mapped here, which holds on every member alike); a post's tag is stored last, with
+//! block mapped here, on the node or by the network itself, which holds on every member alike:
+//! PEs that map each other's memory do so both ways); a post's tag is stored last, with
 //! release, after its data and its place; a post (and its scratch chunks) holds one call's
 //! contribution until every announced reader has acknowledged it, so a reader that sees its tag
 //! reads that call's data; a post's bit in `Posts::free` is set only while every read announced
@@ -29,6 +30,7 @@
 use super::{Coll, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
+use crate::runtime::team::Members;
 use crate::runtime::world::{Seg, World};
 use crate::transport::shm;
 use crate::transport::shm::control::{
@@ -118,32 +120,23 @@ pub(super) fn aset_key(c: &Coll) -> u64 {
     (m.start as u64) << 20 | log << 15 | m.size as u64
 }
 
-/// Whether every member's heap segment (with its control block) is mapped here.
+/// Whether every member's heap segment (with its control block) is mapped here
+/// ([`World::mapped_base`]: on the node, or by the network itself).
 pub fn mapped(c: &Coll) -> bool {
-    let peers = &c.w.segments[Seg::Heap as usize].peers;
-    (0..c.g.members.size).all(|i| {
-        let pe = c.g.members.world(i);
-        pe == c.w.me || peers[pe] != 0
-    })
+    maps_all(c.w, &c.g.members, Seg::Heap)
 }
 
 /// Whether every member's symmetric segments (heap and global data) are mapped here, so that any
 /// member's symmetric source is readable.
 pub fn readable(c: &Coll) -> bool {
-    c.w.segments.iter().all(|s| {
-        (0..c.g.members.size).all(|i| {
-            let pe = c.g.members.world(i);
-            pe == c.w.me || s.peers[pe] != 0
-        })
-    })
+    [Seg::Heap, Seg::Data]
+        .into_iter()
+        .all(|seg| maps_all(c.w, &c.g.members, seg))
 }
 
-fn heap_base(w: &World, pe: usize) -> usize {
-    if pe == w.me {
-        w.segments[Seg::Heap as usize].base
-    } else {
-        w.segments[Seg::Heap as usize].peers[pe]
-    }
+/// Whether every member of `m` has its segment `seg` mapped here.
+pub fn maps_all(w: &World, m: &Members, seg: Seg) -> bool {
+    (0..m.size).all(|i| w.mapped_base(seg, m.world(i)) != 0)
 }
 
 impl<'c, 'w> Posting<'c, 'w> {
@@ -176,7 +169,8 @@ impl<'c, 'w> Posting<'c, 'w> {
     }
 
     fn posts_of(&self, pe: usize) -> &'static Posts {
-        let ctl: &'static Control = self.c.w.control(pe);
+        // SAFETY: the heap segment of a member, mapped from connect to finalize (`mapped`).
+        let ctl: &'static Control = unsafe { control::at(self.c.w.mapped_base(Seg::Heap, pe)) };
         match self.c.g.sync {
             Sync::Team(slot) => &ctl.teams[slot].posts,
             Sync::ActiveSet => &ctl.aset_posts,
@@ -186,7 +180,7 @@ impl<'c, 'w> Posting<'c, 'w> {
     /// Scratch chunk `c` of member `i`.
     fn scratch_of(&self, i: usize, c: usize) -> usize {
         let pe = self.c.g.members.world(i);
-        control::scratch(heap_base(self.c.w, pe), self.group, c)
+        control::scratch(self.c.w.mapped_base(Seg::Heap, pe), self.group, c)
     }
 
     /// Where this member's own staged contribution is (after [`Posting::post`] with `stage`).

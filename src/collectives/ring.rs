@@ -359,8 +359,7 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
     if nbytes == 0 || c.w.locate(dest as usize, total).is_none() {
         return false;
     }
-    let Some(l) = node::layout(c.w, m, None).filter(|l| !message::through_memory(c, l, nbytes))
-    else {
+    let Some(l) = node::layout(c.w, m, None) else {
         return false;
     };
     let [local, ready, done] = signals(c);

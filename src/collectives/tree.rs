@@ -231,8 +231,7 @@ pub unsafe fn reduce<T: Copy>(
     if n == 0 || !message::carried(c) {
         return false;
     }
-    let Some(l) = take(c, dest as usize, len, None).filter(|l| !message::through_memory(c, l, len))
-    else {
+    let Some(l) = take(c, dest as usize, len, None) else {
         return false;
     };
     if len > message::LARGEST {

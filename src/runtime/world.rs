@@ -74,9 +74,10 @@ pub struct SegmentView {
     pub user: usize,
     pub user_len: usize,
     pub peers: Box<[usize]>,
-    /// Each peer's base in this process for puts and gets ([`World::rma_target`]): `peers[pe]`,
-    /// or, for a peer on the network route, where the network itself maps its segment while it
-    /// is connected (UCX's shared-memory transports: its put there would be the same copy), or 0.
+    /// Each peer's base in this process for puts, gets ([`World::rma_target`]) and the
+    /// collectives' data and posts ([`World::mapped_base`]): `peers[pe]`, or, for a peer on the
+    /// network route, where the network itself maps its segment while it is connected (UCX's
+    /// shared-memory transports: its put there would be the same copy), or 0.
     pub direct: Box<[AtomicUsize]>,
 }
 
@@ -345,10 +346,10 @@ impl World {
         self.resolve(call, what, addr, len, |s| s.peers[pe])
     }
 
-    /// [`World::target`] for a put or a get: also mapped when the network maps the peer's
-    /// memory here itself ([`SegmentView::direct`]), since the network's put or get would then be
-    /// the same copy. Other operations keep to the peer's route: the collectives and the control
-    /// words pick their algorithms by it, and an atomic by [`World::atomic_target`].
+    /// [`World::target`] for a put or a get, and for the collectives' data: also mapped when the
+    /// network maps the peer's memory here itself ([`SegmentView::direct`]), since the network's
+    /// put or get would then be the same copy. The control words keep to the peer's route
+    /// ([`World::control_target`]), and an atomic to [`World::atomic_target`].
     #[inline(always)]
     pub fn rma_target(
         &self,
@@ -438,6 +439,19 @@ impl World {
         match self.locate(addr, len) {
             Some(_) => addr,
             None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// Where `pe`'s segment `seg` is in this process, if this PE reads and writes it directly:
+    /// this PE's own, an on-node peer's, or one the network maps here itself
+    /// ([`SegmentView::direct`], from connect to finalize); 0 if none.
+    #[inline]
+    pub fn mapped_base(&self, seg: Seg, pe: usize) -> usize {
+        let s = &self.segments[seg as usize];
+        if pe == self.me {
+            s.base
+        } else {
+            s.direct[pe].load(Ordering::Relaxed)
         }
     }
 
