@@ -259,6 +259,7 @@ impl Server {
             retry: !serving,
             last: now,
             polled: now,
+            quiet: QUIET_ROUNDS,
         }
     }
 
@@ -339,7 +340,18 @@ pub struct Turn<'a> {
     last: Instant,
     /// When the last poll ended.
     polled: Instant,
+    /// Rounds of [`Turn::poll_aside`] since the worker last answered a request (from
+    /// [`QUIET_ROUNDS`] on, the worker is quiet).
+    quiet: u32,
 }
+
+/// Rounds of a wait after the target worker's last answer during which [`Turn::poll_aside`]
+/// progresses it on every round: a stream of requests (a peer's gets, every 12-16 us over TCP)
+/// keeps it served at once.
+const QUIET_ROUNDS: u32 = 64;
+
+/// Rounds of a wait between two progresses of a quiet target worker in [`Turn::poll_aside`].
+const QUIET_EVERY: u32 = 4;
 
 impl Turn<'_> {
     /// Progresses the target worker while this thread serves it.
@@ -352,6 +364,27 @@ impl Turn<'_> {
             };
         }
         self.poll_shared()
+    }
+
+    /// As [`Turn::poll`], for a round of a wait whose own event arrives at another worker (a
+    /// signal, a collective's message): where every PE has a core, a quiet worker (no request
+    /// answered in the last [`QUIET_ROUNDS`] rounds) is progressed only every [`QUIET_EVERY`]
+    /// rounds. Over TCP each progress is a system call; one fewer per round brings the wait's
+    /// next look at its own worker closer. A skipped round reports [`Served::Nothing`].
+    #[inline]
+    pub fn poll_aside(&mut self, round: u32) -> Served {
+        if self.server.shared {
+            return self.poll_shared();
+        }
+        if self.quiet >= QUIET_ROUNDS && !round.is_multiple_of(QUIET_EVERY) {
+            return Served::Nothing;
+        }
+        let served = self.poll();
+        self.quiet = match served {
+            Served::Answered => 0,
+            _ => self.quiet.saturating_add(1),
+        };
+        served
     }
 
     /// [`Turn::poll`] where the node's PEs outnumber its cores: hands the worker back at a gap or
