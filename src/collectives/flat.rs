@@ -52,7 +52,8 @@ impl Coll<'_> {
 
     /// Whether the split algorithms ([`split`]) should move `len` bytes to or from every member
     /// into their symmetric `dest`: some member's copy is not mapped here (the network's puts and
-    /// gets reach it), there are three or more members, the chunks are large enough, and `dest` is symmetric.
+    /// gets reach it), there are three or more members, the chunks are large enough, and `dest`
+    /// is symmetric.
     fn chunked(&self, dest: usize, len: usize) -> bool {
         let size = self.size();
         size >= 3
