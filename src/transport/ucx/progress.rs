@@ -373,10 +373,7 @@ impl Turn<'_> {
     /// next look at its own worker closer. A skipped round reports [`Served::Nothing`].
     #[inline]
     pub fn poll_aside(&mut self, round: u32) -> Served {
-        if self.server.shared {
-            return self.poll_shared();
-        }
-        if self.quiet >= QUIET_ROUNDS && !round.is_multiple_of(QUIET_EVERY) {
+        if !self.server.shared && self.quiet >= QUIET_ROUNDS && !round.is_multiple_of(QUIET_EVERY) {
             return Served::Nothing;
         }
         let served = self.poll();
