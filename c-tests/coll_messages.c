@@ -6,8 +6,8 @@
 // (each PE its own node, so every PE leads one: the node leaders' messages of
 // src/collectives/message.rs), at leader counts that are and are not powers of two. A broadcast's
 // root runs ahead of its readers there, its messages waiting at the readers until their own call
-// takes them, and one call in 64 waits for the readers instead: 300 rounds cross that several
-// times. Each round:
+// takes them, until the window of message::RUN_AHEAD is full and a call waits for the readers
+// instead. Each round:
 // - a team broadcast of a size that cycles from 8 bytes to past the message limit (16 KiB), from a
 //   root that changes every round, into the same destination every time, read right after;
 // - a long sum and a double sum (of multiples of 1/8: exact in any order) on the world team, of 1,
@@ -20,10 +20,13 @@
 // past the largest message (4 MiB): a broadcast and a long sum, by team and by active set, which go
 // as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect,
 // which takes the ring's gets.
+// Then a root far ahead of a slow reader (run_ahead, below), crossing that window.
 // Every element is checked by every PE.
+#define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include "check.h"
 
 enum { ROUNDS = 300, MAXN = 2600 };
@@ -111,6 +114,44 @@ static void large_round(int round, unsigned char *bs, unsigned char *bd, long *l
     for (int pe = 0; pe < npes; pe++)
         for (size_t k = 0; k < block; k++) bad += fd[pe * block + k] != byte(round + pe, k);
     CHECK(bad == 0, "round %d: fcollectmem of %zu bytes a PE: %zu wrong", round, block, bad);
+}
+
+/* A root far ahead of a slow reader: RUN calls back to back from PE 0, by team and by active set:
+ * 2500 of 8 bytes (about 2000 of them fill the window a root may run ahead), then 1500 alternating
+ * 8 bytes and 16 KiB (the largest without a handshake, counted in the same window: full every 120
+ * calls or so), then 8 bytes with one call in 50 past 16 KiB (always a handshake). The last PE
+ * sleeps before its first call, so the root's messages wait at it in the network's queue; every
+ * reader checks every call's data. */
+enum { RUN = 5000 };
+static void run_ahead(void) {
+    shmem_barrier_all();
+    if (me == npes - 1 && npes > 1) {
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    for (int form = 0; form < 2; form++) {
+        long bad = 0, wrong_at = -1;
+        for (int i = 0; i < RUN; i++) {
+            size_t len = i < 2500 ? 8 : i < 4000 ? (i % 2 ? 16384 : 8) : i % 50 == 49 ? 20000 : 8;
+            if (me == 0) {
+                for (size_t k = 0; k < len; k += 8) bsrc[k] = byte(i + form, k);
+                bsrc[len - 1] = (unsigned char)i;
+            }
+            if (form == 0)
+                shmem_broadcastmem(SHMEM_TEAM_WORLD, bdst, bsrc, len, 0);
+            else
+                shmem_broadcast64(bdst, bsrc, len / 8, 0, 0, 0, npes, psync[i & 1]);
+            if (me == 0) continue;
+            long off = 0;
+            for (size_t k = 0; k < len; k += 8) off += bdst[k] != byte(i + form, k);
+            off += bdst[len - 1] != (unsigned char)i;
+            if (off && wrong_at < 0) wrong_at = i;
+            bad += off;
+        }
+        CHECK(bad == 0, "%s %d calls from PE 0 back to back: %ld bytes wrong (first in call %ld)",
+              form ? "broadcast64" : "team broadcastmem", RUN, bad, wrong_at);
+    }
+    shmem_barrier_all();
 }
 
 int main(void) {
@@ -202,6 +243,7 @@ int main(void) {
         CHECK(wrong == 0, "round %d: fcollect64 of %zu words a PE: %zu bytes wrong", round,
               block / 8, wrong);
     }
+    run_ahead();
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
     shmem_free(fd);
     shmem_free(wrk);

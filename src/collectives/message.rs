@@ -27,7 +27,7 @@
 //! of calls on it in bits 0-21. Every member counts every call the same (a team's epoch; on an
 //! active set every member, leader or not, counts each call that could go by messages), and no
 //! member is ever `2^22` calls ahead of another's messages: a reduction's member waits for every
-//! other's data of the call, and a broadcast's root is held back by [`HANDSHAKE_EVERY`]. So each
+//! other's data of the call, and a broadcast's root is held back by [`RUN_AHEAD`]. So each
 //! tag names one message of one call; a receiver expects exactly one message per step and call.
 //!
 //! Invariants: a member sends a call's message only from inside that call, and returns from the
@@ -39,13 +39,14 @@ use super::node::Sig;
 use super::{Coll, Sync, posted};
 use crate::runtime::counters::{self, Kind};
 use crate::runtime::departure;
+use crate::runtime::handle;
 use crate::transport::{self, Arrival, Remote};
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most data a broadcast's message carries without the handshake: a larger one waits for the
-/// receiver to enter the call, so that a root running ahead leaves at most `HANDSHAKE_EVERY`
-/// small messages waiting at each reader.
+/// receiver to enter the call ([`Messages::handshake`]).
 pub const MESSAGE_BYTES: usize = 16 * 1024;
 
 /// The largest message: a larger broadcast or reduction runs as a sequence of calls on pieces of
@@ -54,10 +55,21 @@ pub const MESSAGE_BYTES: usize = 16 * 1024;
 /// receiver looked) and, for a reduction, a partner's partial beside this leader's own.
 pub const LARGEST: usize = 4 << 20;
 
-/// One call in this many on a group (by its number there) waits for each receiver to enter the
-/// call before the broadcast's message goes to it, as larger ones always do ([`MESSAGE_BYTES`]),
-/// so a root runs at most this many calls ahead of each level of the tree below it.
-pub const HANDSHAKE_EVERY: u64 = 64;
+/// How far a broadcast's root may run ahead of each level of the tree below it: the messages
+/// of a group's broadcasts since their last handshake ([`Messages::handshake`]) add up to at
+/// most this, each counted with [`MESSAGE_COST`] more, so at most this (and UCX's records of
+/// them) waits at a reader that is behind: 1 MiB of them, about 2000 calls of 8 bytes.
+///
+/// Why not a fixed number of calls: a handshake drains the pipeline (the root waits until the
+/// reader has taken every earlier message, then the reader waits a one-way trip for the next),
+/// which one call in 64 paid at every level of the tree. Four PEs over TCP on two cores, 8-byte
+/// broadcasts: 0.75 of the time with one handshake in 1024 or 4096 calls, 0.9 with one in 256
+/// (`bench/README.md`).
+pub const RUN_AHEAD: u64 = 1 << 20;
+
+/// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them
+/// held by a reader waiting elsewhere in the library raised its peak RSS by 1.5 MB).
+pub const MESSAGE_COST: u64 = 512;
 
 /// The bit of a tag for an active set's call (clear: a team's).
 const ACTIVE_SET: u64 = 1 << 62;
@@ -129,6 +141,8 @@ pub struct Messages<'a> {
     base: u64,
     /// The call's number on its group (its low bits are in `base`).
     number: u64,
+    /// The group's broadcasts' run since their last handshake, the same on every member.
+    run: &'a AtomicU64,
 }
 
 impl<'a> Messages<'a> {
@@ -140,18 +154,23 @@ impl<'a> Messages<'a> {
             c.w.remote()
                 .filter(|net| net.messages())
                 .expect("a call by messages on a network that carries them");
-        let (base, number) = match c.g.sync {
+        let (base, number, run) = match c.g.sync {
             Sync::Team(slot) => {
                 let epoch = s.epoch();
                 (
                     (slot as u64 & 0xff_ffff) << 32 | (epoch & 0xffff_ffff),
                     epoch,
+                    &handle::team_at(slot).run,
                 )
             }
             Sync::ActiveSet => {
                 let key = posted::aset_key(c);
-                let number = posted::aset_call(key);
-                (ACTIVE_SET | key << 22 | (number & 0x3f_ffff), number)
+                let (number, set) = posted::aset_call(key);
+                (
+                    ACTIVE_SET | key << 22 | (number & 0x3f_ffff),
+                    number,
+                    &set.run,
+                )
             }
         };
         Messages {
@@ -159,12 +178,27 @@ impl<'a> Messages<'a> {
             net,
             base,
             number,
+            run,
         }
     }
 
-    /// The call's number on its group (a team's epoch, an active set's count of calls).
-    pub fn number(&self) -> u64 {
-        self.number
+    /// Whether this broadcast of `nbytes` waits for each receiver's word that it is in the call
+    /// before its message goes: when the data is larger than [`MESSAGE_BYTES`], or when its
+    /// message would take the group's run since the last handshake past [`RUN_AHEAD`]. Every
+    /// member of every broadcast on the group must ask (leader or not), so that all of them
+    /// count the same run.
+    pub fn handshake(&self, nbytes: usize) -> bool {
+        let cost = nbytes as u64 + MESSAGE_COST;
+        let run = self.run.load(Ordering::Relaxed) + cost;
+        // One thread at a time calls collectives on a group (see `next_call`).
+        if nbytes > MESSAGE_BYTES || run > RUN_AHEAD {
+            // The receivers have taken every earlier message; this one waits now.
+            self.run.store(cost, Ordering::Relaxed);
+            true
+        } else {
+            self.run.store(run, Ordering::Relaxed);
+            false
+        }
     }
 
     fn tag(&self, step: u64) -> u64 {

@@ -51,20 +51,35 @@ const DIRECT: u64 = 1 << 63;
 const WHERE: u32 = 48;
 const LEN: u64 = (1 << WHERE) - 1;
 
-/// How many calls this PE has made on each active set: the first `ASET_SLOTS` sets the PE uses
-/// each claim an entry of this table (by `aset_key`, never 0; open addressing, entries never
-/// freed), so that a call counts itself with one atomic add; the sets beyond go to
-/// [`ASET_CALLS`].
+/// What this PE keeps per active set: how many calls it has made on it, and its broadcasts' run
+/// since their last handshake ([`super::message::Messages::handshake`]).
+pub(super) struct AsetState {
+    calls: AtomicU64,
+    pub run: AtomicU64,
+}
+
+impl AsetState {
+    const fn new() -> AsetState {
+        AsetState {
+            calls: AtomicU64::new(0),
+            run: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The state of each active set: the first `ASET_SLOTS` sets the PE uses each claim an entry of
+/// this table (by `aset_key`, never 0; open addressing, entries never freed), so that a call
+/// counts itself with one atomic add; the sets beyond go to [`ASET_MORE`].
 const ASET_SLOTS: usize = 64;
 static ASET_KEYS: [AtomicU64; ASET_SLOTS] = [const { AtomicU64::new(0) }; ASET_SLOTS];
-static ASET_COUNTS: [AtomicU64; ASET_SLOTS] = [const { AtomicU64::new(0) }; ASET_SLOTS];
+static ASET_STATES: [AsetState; ASET_SLOTS] = [const { AsetState::new() }; ASET_SLOTS];
 
-/// The active sets beyond the table's: how many calls this PE has made on each, by `aset_key`.
-static ASET_CALLS: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
+/// The state of the active sets beyond the table's, by `aset_key` (never freed either).
+static ASET_MORE: Mutex<Option<HashMap<u64, &'static AsetState>>> = Mutex::new(None);
 
-/// Counts a call of this PE on the active set `key` and returns how many it has made on it, this
-/// one included.
-pub(super) fn aset_call(key: u64) -> u64 {
+/// Counts a call of this PE on the active set `key`; returns how many it has made on it, this one
+/// included, and the set's state.
+pub(super) fn aset_call(key: u64) -> (u64, &'static AsetState) {
     debug_assert_ne!(key, 0);
     let home = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
     for i in 0..ASET_SLOTS {
@@ -80,16 +95,16 @@ pub(super) fn aset_call(key: u64) -> u64 {
         // An entry once claimed keeps its key: a set found nowhere before an empty entry (or in
         // a full table) was never given one.
         if held == key {
-            return super::next_call(&ASET_COUNTS[s]);
+            let state = &ASET_STATES[s];
+            return (super::next_call(&state.calls), state);
         }
     }
-    let mut calls = ASET_CALLS.lock().unwrap_or_else(|e| e.into_inner());
-    let n = calls
+    let mut more = ASET_MORE.lock().unwrap_or_else(|e| e.into_inner());
+    let state: &'static AsetState = more
         .get_or_insert_with(HashMap::new)
         .entry(key)
-        .or_insert(0);
-    *n += 1;
-    *n
+        .or_insert_with(|| Box::leak(Box::new(AsetState::new())));
+    (super::next_call(&state.calls), state)
 }
 
 /// One call's posts: the tag, the buffer and where this member's own post is.
@@ -153,7 +168,7 @@ impl<'c, 'w> Posting<'c, 'w> {
             }
             Sync::ActiveSet => {
                 let key = aset_key(c);
-                let n = aset_call(key);
+                let (n, _) = aset_call(key);
                 // The count wraps after 2^30 calls on one set; a buffer holds one of the last POSTS.
                 ((n & ((1 << 30) - 1)) << 34 | key, n, TEAM_SLOTS)
             }
@@ -485,7 +500,7 @@ mod tests {
         let sets: Vec<u64> = (9000..9000 + 2 * ASET_SLOTS as u64).map(key).collect();
         for round in 1..=3u64 {
             for &k in &sets {
-                assert_eq!(aset_call(k), round, "set {k:#x}");
+                assert_eq!(aset_call(k).0, round, "set {k:#x}");
             }
         }
         // The first sets took entries of the table, the later ones the map.
@@ -494,11 +509,9 @@ mod tests {
                 .iter()
                 .any(|k| k.load(Ordering::Relaxed) == sets[0])
         );
-        let map = ASET_CALLS.lock().unwrap();
-        assert_eq!(
-            map.as_ref().and_then(|m| m.get(sets.last().unwrap())),
-            Some(&3)
-        );
+        let map = ASET_MORE.lock().unwrap();
+        let last = map.as_ref().and_then(|m| m.get(sets.last().unwrap()));
+        assert_eq!(last.map(|s| s.calls.load(Ordering::Relaxed)), Some(3));
     }
 
     #[test]

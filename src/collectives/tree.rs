@@ -12,10 +12,10 @@
 //! other's memory; where the network carries none, these paths are not taken (the flat ones are):
 //! - broadcast: each leader takes its parent's message into its destination (the root starts
 //!   from its source), sends one to each child and delivers to its node's members. For small
-//!   data nobody waits for a child, so a root runs ahead of its readers, but for one call in
-//!   `HANDSHAKE_EVERY`; larger data (above `MESSAGE_BYTES`) always waits for each child's word
-//!   that it is in the call (`up[i]`, below) before its message goes. `ceil(log2 L)` messages for
-//!   the root, one hop each level.
+//!   data nobody waits for a child, so a root runs ahead of its readers, but by at most
+//!   `message::RUN_AHEAD` of messages; larger data (above `MESSAGE_BYTES`) always waits for each
+//!   child's word that it is in the call (`up[i]`, below) before its message goes
+//!   ([`Messages::handshake`]). `ceil(log2 L)` messages for the root, one hop each level.
 //! - reduction: recursive doubling among the leaders ([`exchange`]), `log2 L` exchanges (two more
 //!   steps where `L` is not a power of two), then each leader delivers the result to its node.
 //!   The order of combination is fixed by the shape alone (each node's members in member order,
@@ -40,9 +40,7 @@
 
 use super::Coll;
 use super::call::Combine;
-use super::message::{
-    self, Doubling, HANDSHAKE_EVERY, MESSAGE_BYTES, Messages, STEP_EXTRA, STEP_RESULT,
-};
+use super::message::{self, Doubling, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
 use super::scratch::Scratch;
@@ -166,6 +164,8 @@ pub unsafe fn broadcast(
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
     let msg = Messages::of(c, &s);
+    // Every member counts the run (a member is a leader in some calls and not in others).
+    let handshake = msg.handshake(nbytes);
     let leader = m.world(l.leader());
     if m.me != l.leader() {
         s.tell(leader, Word::Arrive);
@@ -175,9 +175,6 @@ pub unsafe fn broadcast(
     let n = l.leaders.len();
     let root_node = l.leaders.iter().position(|&i| i == root).unwrap_or(0);
     let (parent, children) = links(n, root_node, l.node);
-    // Large data, and one call in `HANDSHAKE_EVERY`, waits for the receiver's word that it is in
-    // the call: the messages waiting at a slow reader stay few and small.
-    let handshake = nbytes > MESSAGE_BYTES || msg.number().is_multiple_of(HANDSHAKE_EVERY);
     let data = match parent {
         Some((p, j)) => {
             // SAFETY: this PE's destination holds `nbytes` (the caller's contract).

@@ -57,6 +57,9 @@ pub struct Team {
     num_contexts: AtomicI32,
     /// The last barrier epoch this PE used on the team.
     pub epoch: AtomicU64,
+    /// Its broadcasts' run since their last handshake (`collectives::message`), the same on
+    /// every member.
+    pub run: AtomicU64,
 }
 
 impl Team {
@@ -69,6 +72,7 @@ impl Team {
             me: AtomicUsize::new(0),
             num_contexts: AtomicI32::new(0),
             epoch: AtomicU64::new(0),
+            run: AtomicU64::new(0),
         }
     }
 
@@ -84,6 +88,7 @@ impl Team {
         self.me.store(m.me, Ordering::Relaxed);
         self.num_contexts.store(num_contexts, Ordering::Relaxed);
         self.epoch.store(epoch, Ordering::Relaxed);
+        self.run.store(0, Ordering::Relaxed);
         self.live.store(true, Ordering::Release);
     }
 
