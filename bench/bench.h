@@ -43,6 +43,8 @@ struct bench_cfg {
     int size_step;      /* multiply the size by this between points */
     int nsizes;         /* > 0: the sizes come from -s, in sizes[] */
     int use_data;       /* -w (coll.c, team.c): each call's source written before, dest read after */
+    long calls;         /* -n (coll.c, team.c): > 0: calls per batch of a collective */
+    const char *only;   /* -f (coll.c, team.c): the collectives measured, by name, comma-separated */
     size_t sizes[BENCH_MAX_SIZES];
 };
 
@@ -53,7 +55,8 @@ static inline double bench_now_ns(void) {
 }
 
 static inline void bench_usage(const char *prog, const char *why) {
-    fprintf(stderr, "%s: %s\nusage: %s [-q] [-w] [-t US] [-b N] [-s SIZE,SIZE,...]\n", prog, why, prog);
+    fprintf(stderr, "%s: %s\nusage: %s [-q] [-w] [-t US] [-b N] [-n CALLS] [-f NAME,...] [-s SIZE,...]\n", prog,
+            why, prog);
     exit(2);
 }
 
@@ -73,7 +76,8 @@ static inline struct bench_cfg bench_parse(int argc, char **argv) {
             c.use_data = 1;
             continue;
         }
-        if (strcmp(a, "-t") != 0 && strcmp(a, "-b") != 0 && strcmp(a, "-s") != 0)
+        if (strcmp(a, "-t") != 0 && strcmp(a, "-b") != 0 && strcmp(a, "-n") != 0 &&
+            strcmp(a, "-f") != 0 && strcmp(a, "-s") != 0)
             bench_usage(argv[0], "unknown option");
         if (i + 1 >= argc) bench_usage(argv[0], "option needs a value");
         const char *v = argv[++i];
@@ -85,6 +89,12 @@ static inline struct bench_cfg bench_parse(int argc, char **argv) {
             long n = strtol(v, &end, 10);
             if (*end || n < 1 || n > BENCH_MAX_SAMPLES) bench_usage(argv[0], "-b wants 1..256");
             batches = (int)n;
+        } else if (a[1] == 'f') {
+            c.only = v;
+        } else if (a[1] == 'n') {
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 10000000) bench_usage(argv[0], "-n wants 1..10000000 calls");
+            c.calls = n;
         } else {
             c.nsizes = 0;
             for (;;) {
@@ -229,9 +239,19 @@ static double bench_pe_ns[BENCH_MAX_PES][BENCH_MAX_SAMPLES];
 static inline void bench_collective(const char *figure, size_t bytes, int npes, int reporter,
                                     const struct bench_cfg *c, double *ns, bench_coll_op op,
                                     void *arg) {
+    if (c->only) { /* every PE skips the same figures */
+        size_t len = strlen(figure);
+        const char *at = c->only;
+        while (at && !(strncmp(at, figure, len) == 0 && (at[len] == ',' || at[len] == 0))) {
+            at = strchr(at, ',');
+            if (at) at++;
+        }
+        if (!at) return;
+    }
     long per_batch = (long)((c->quick ? 2 : 8) * ((size_t)1 << 20) / (bytes + 4096) / npes);
     if (per_batch < 4) per_batch = 4;
     if (per_batch > 2000) per_batch = 2000;
+    if (c->calls > 0) per_batch = c->calls;
     long call = 0;
     for (int b = -1; b < c->batches; b++) { /* batch -1 warms up */
         shmem_barrier_all();

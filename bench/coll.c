@@ -13,6 +13,9 @@
  * -s SIZES measures those sizes only (multiples of 8 up to 1 MiB; with -q up to 64 KiB).
  * -w: each call also writes its source first (the root's, for broadcast) and reads what it
  * received after, as a program would (bench.h, bench_coll_before); the figures keep their names.
+ * -n CALLS: that many calls back to back in each batch (by default 8 MiB of data a batch, 4 to 2000
+ * calls, each batch after a barrier).
+ * -f NAME,...: only those collectives (names as printed, without the `@NPE`).
  * team.c measures the same with the team-based routines of OpenSHMEM 1.5.
  */
 #include <shmem.h>
