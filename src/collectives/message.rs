@@ -133,6 +133,18 @@ pub fn pieces(n: usize, size: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..n).step_by(per).map(move |at| (at, per.min(n - at)))
 }
 
+/// Whether a broadcast of `nbytes` that finds its group's run at `run` handshakes, and the run
+/// after it. A handshake empties the run: each receiver has taken every earlier message when it
+/// says it is in the call, and has posted its receive for this one before it says so.
+fn window(run: u64, nbytes: usize) -> (bool, u64) {
+    let after = run + nbytes as u64 + MESSAGE_COST;
+    if nbytes > MESSAGE_BYTES || after > RUN_AHEAD {
+        (true, 0)
+    } else {
+        (false, after)
+    }
+}
+
 /// The messages of one call among the node leaders.
 pub struct Messages<'a> {
     c: &'a Coll<'a>,
@@ -188,17 +200,10 @@ impl<'a> Messages<'a> {
     /// member of every broadcast on the group must ask (leader or not), so that all of them
     /// count the same run.
     pub fn handshake(&self, nbytes: usize) -> bool {
-        let cost = nbytes as u64 + MESSAGE_COST;
-        let run = self.run.load(Ordering::Relaxed) + cost;
         // One thread at a time calls collectives on a group (see `next_call`).
-        if nbytes > MESSAGE_BYTES || run > RUN_AHEAD {
-            // The receivers have taken every earlier message; this one waits now.
-            self.run.store(cost, Ordering::Relaxed);
-            true
-        } else {
-            self.run.store(run, Ordering::Relaxed);
-            false
-        }
+        let (handshake, run) = window(self.run.load(Ordering::Relaxed), nbytes);
+        self.run.store(run, Ordering::Relaxed);
+        handshake
     }
 
     fn tag(&self, step: u64) -> u64 {
@@ -302,7 +307,39 @@ impl<'a> Messages<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::Doubling;
+    use super::{Doubling, MESSAGE_BYTES, MESSAGE_COST, RUN_AHEAD, window};
+
+    #[test]
+    fn a_root_runs_ahead_by_at_most_the_window() {
+        // Calls of 8 bytes: the same number of them between two handshakes, every time.
+        let per = RUN_AHEAD / (8 + MESSAGE_COST);
+        let (mut run, mut last, mut gaps) = (0, 0u64, Vec::new());
+        for call in 1..=5 * per {
+            let (handshake, next) = window(run, 8);
+            assert!(
+                next <= RUN_AHEAD,
+                "call {call}: {next} bytes may wait at a reader"
+            );
+            if handshake {
+                gaps.push(call - last);
+                last = call;
+            }
+            run = next;
+        }
+        assert_eq!(gaps.len(), 4, "{gaps:?}");
+        assert!(
+            gaps.iter().all(|&g| g == per + 1),
+            "{gaps:?}, {per} calls a window"
+        );
+        // The largest message without a handshake fits, and counts; a larger one always waits.
+        assert_eq!(
+            window(0, MESSAGE_BYTES),
+            (false, (MESSAGE_BYTES as u64) + MESSAGE_COST)
+        );
+        assert_eq!(window(0, MESSAGE_BYTES + 1), (true, 0));
+        assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 8, 8), (false, RUN_AHEAD));
+        assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 7, 8), (true, 0));
+    }
 
     #[test]
     fn every_exchange_of_recursive_doubling_has_both_ends() {
