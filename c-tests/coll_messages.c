@@ -20,7 +20,8 @@
 // past the largest message (4 MiB): a broadcast and a long sum, by team and by active set, which go
 // as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect,
 // which takes the ring's gets.
-// Then a root far ahead of a slow reader (run_ahead, below), crossing that window.
+// Then a root far ahead of a slow reader (run_ahead, below), crossing that window, and alltoalls
+// back to back (alltoalls, below).
 // Every element is checked by every PE.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
@@ -154,6 +155,48 @@ static void run_ahead(void) {
     shmem_barrier_all();
 }
 
+/* Alltoalls back to back with no barrier between them (by messages where every PE is its own
+ * node: src/collectives/pairwise.rs), on the world team, the odd PEs' team and through alltoall64
+ * (pSync alternating), some in place, of blocks of 8 bytes, 1000 (not a multiple of 8), 16 KiB
+ * (the largest message) and 16 KiB + 8 (past it: the flat algorithm's gets). The last PE sleeps
+ * before its first call, so the others' messages wait at it. Every byte is checked by every PE. */
+enum { A2A_ROUNDS = 120 };
+static long apsync[2][SHMEM_ALLTOALL_SYNC_SIZE];
+static unsigned char a2a(int round, int from, int to, size_t k) {
+    return (unsigned char)(round * 13 + from * 31 + to * 7 + k * 3 + 1);
+}
+static void alltoalls(shmem_team_t odd, unsigned char *src, unsigned char *dst) {
+    static const size_t blocks[] = {8, 1000, 16384, 16392};
+    shmem_barrier_all();
+    if (me == npes - 1 && npes > 1) {
+        struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
+    for (int round = 0; round < A2A_ROUNDS; round++) {
+        size_t b = blocks[round % 4];
+        int form = (round / 4) % 3; /* world team, odd team, alltoall64 */
+        int in_place = (round / 12) % 2;
+        shmem_team_t team = form == 1 ? odd : SHMEM_TEAM_WORLD;
+        if (team == SHMEM_TEAM_INVALID) continue;
+        int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
+        if (form == 2) b = b / 8 * 8;
+        unsigned char *s = in_place ? dst : src;
+        for (int to = 0; to < tn; to++)
+            for (size_t k = 0; k < b; k++) s[to * b + k] = a2a(round, tme, to, k);
+        if (form == 2)
+            shmem_alltoall64(dst, s, b / 8, 0, 0, npes, apsync[round & 1]);
+        else
+            shmem_alltoallmem(team, dst, s, b);
+        size_t bad = 0;
+        for (int from = 0; from < tn; from++)
+            for (size_t k = 0; k < b; k++) bad += dst[from * b + k] != a2a(round, from, tme, k);
+        CHECK(bad == 0, "round %d: %s%s of %zu-byte blocks: %zu bytes wrong", round,
+              form == 2 ? "alltoall64" : form ? "odd team's alltoallmem" : "alltoallmem",
+              in_place ? " in place" : "", b, bad);
+    }
+    shmem_barrier_all();
+}
+
 int main(void) {
     static const size_t lens[] = {8, 100, 4096, 16384, 20000};
     static const int counts[] = {1, 16, 2048, 2049};
@@ -161,6 +204,8 @@ int main(void) {
     static const size_t fblocks[] = {8, 104, 2000, 4000};
     for (int i = 0; i < 4; i++)
         for (int k = 0; k < SHMEM_REDUCE_SYNC_SIZE; k++) psync[i][k] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < SHMEM_ALLTOALL_SYNC_SIZE; k++) apsync[i][k] = SHMEM_SYNC_VALUE;
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -244,6 +289,7 @@ int main(void) {
               block / 8, wrong);
     }
     run_ahead();
+    alltoalls(odd, bs, bd);
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
     shmem_free(fd);
     shmem_free(wrk);

@@ -570,6 +570,10 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         unsafe { result.store() };
         return;
     }
+    // SAFETY: forwarded.
+    if unsafe { super::pairwise::alltoall(c, dest, source, nbytes) } {
+        return;
+    }
     let mut result = Out::new(dest as usize, total, overlaps);
     let out = result.base();
     c.enter();
@@ -714,6 +718,10 @@ pub unsafe fn alltoalls<T: Copy>(
         p.finish();
         // SAFETY: `dest` holds the strided elements; our readers have all acknowledged.
         unsafe { store_aside(dest, dst, out, ostride, n * nelems) };
+        return;
+    }
+    // SAFETY: forwarded.
+    if unsafe { super::pairwise::alltoalls(c, dest, source, dst, sst, nelems) } {
         return;
     }
     let (out, ostride) = if overlaps {
