@@ -1,85 +1,119 @@
-//! Alltoall by messages, for a group whose every member is alone on its node (a job with one PE
-//! per node, or every PE on the network's route): member `j` sends member `i` its block `i` as one
-//! message of the network ([`Messages`]), tagged with the call and with `j` as the step, and takes
-//! block `j` of every other member's source the same way. A member sends all its messages, then
-//! takes those it expects; nobody waits for anybody's entry or exit. The strided form packs each
-//! block's elements into its message and unpacks them from it ([`alltoalls`]).
+//! Alltoall (and alltoalls) across nodes by messages: each node's leader exchanges one message with
+//! every other node's leader, holding every block its node's members send that node's members.
+//! The members of a node arrive at their leader and wait to be released ([`node`]); the leader
+//! reads their sources and writes their destinations through the node's shared memory. Leader `k`
+//! packs, for node `j`, block `b` of member `a`'s source for each member `a` of its node and each
+//! member `b` of node `j` (both in member order), sends it to leader `j` tagged with the call and
+//! with `k` as the step ([`Messages`]), copies the blocks between the members of its own node, and
+//! unpacks what each other leader sent into its members' destinations. A group whose every member
+//! is alone on its node (one PE per node, or every PE on the network's route) is the case of one
+//! member a node: one message from each member to each other, read from its source and written
+//! into its destination. Nobody waits for anybody's exit.
 //!
 //! Why: the flat algorithm over the network is a barrier to enter (every destination free), a get
 //! from every member and a barrier to leave (nobody reads a source any more): over TCP, at 2 PEs,
-//! 60-75 us for 8-byte blocks where a reduction by messages takes 16-19 (bench/README.md). A
-//! message carries its block and the word that it is there at once, and the receiver copies it
-//! into its own destination inside its own call, so no member needs another's leave.
+//! 56 us for 8-byte blocks where this takes 15, at 4 PEs on 2 cores 586 us against 67
+//! (bench/README.md). A message carries its blocks and the word that they are there at once, and
+//! the receiver copies them into its node's destinations inside its own call, so no member needs
+//! another's leave.
 //!
 //! Invariants: every member decides to take this path from the call's arguments and the node table
-//! alone ([`takes`]), the same on every member, and each asks for the call's [`Messages`] (so a
-//! team's epoch and an active set's count stay equal). A message holds at most
-//! [`message::MESSAGE_BYTES`], below the network's rendezvous threshold, so a send completes
-//! without its receiver and no two members wait for each other. A member returns only once every
-//! block it expects is in, so no member is more than one call ahead of another's messages, and
-//! what waits at a slow member is at most two calls' blocks from each other member. The step names
-//! the sender, so a group takes this path only up to [`message::STEPS`] members.
+//! alone ([`plan`]), the same on every member, and starts the same one signal set and asks for the
+//! call's [`Messages`] (so a team's epoch and an active set's count stay equal). A message holds
+//! at most [`message::MESSAGE_BYTES`], below the network's rendezvous threshold, so a send
+//! completes without its receiver and no two leaders wait for each other. A leader sends all its
+//! messages and reads its own node's blocks before it writes any destination, so `dest` may
+//! overlap `source` in any way; it releases its members only once every block they expect is in
+//! their destinations, so no leader is more than one call ahead of another's messages, and what
+//! waits at a slow leader is at most two calls' messages from each other leader. The step names
+//! the sending node, so a group takes this path on up to [`message::STEPS`] nodes.
 
 use super::Coll;
 use super::message::{self, Messages};
-use super::node::{self, Sig};
+use super::node::{self, Layout, Sig, Word};
+use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
+use std::rc::Rc;
 use std::slice;
 
-/// Whether an alltoall of `nbytes`-byte blocks on `c`'s group goes by messages.
-fn takes(c: &Coll, nbytes: usize) -> bool {
-    let m = &c.g.members;
-    nbytes > 0
-        && nbytes <= message::MESSAGE_BYTES
-        && m.size as u64 <= message::STEPS
-        && message::carried(c)
-        && node::layout(c.w, m, None).is_some_and(|l| l.leaders.len() == m.size)
+/// How the blocks lie: `nelems` elements of `T` a block, `sst` elements apart in a source and
+/// `dst` apart in a destination (1 and 1 for `alltoall`).
+struct Blocks {
+    nelems: usize,
+    sst: usize,
+    dst: usize,
 }
 
-/// `alltoall` by messages if the group takes this path ([`takes`]): block `me` of member `i`'s
-/// source into block `i` of this member's `dest`. Whether it did. `dest` may be `source` itself
-/// (an alltoall in place: every message is sent before any block of `dest` is written); a `dest`
-/// that overlaps `source` otherwise is left to the flat algorithm.
+impl Blocks {
+    /// Bytes from the first element of a `T` array to the end of the last element of `n` blocks
+    /// `stride` elements apart.
+    fn span<T>(&self, n: usize, stride: usize) -> usize {
+        ((n * self.nelems - 1) * stride + 1) * size_of::<T>()
+    }
+}
+
+/// The group's nodes, each its members in member order, as indices into the layout's leaders,
+/// if this call goes by messages: the network carries them, the group is on more than one node
+/// and at most [`message::STEPS`] of them, and no message (the widest node's blocks for the widest
+/// node) is larger than [`message::MESSAGE_BYTES`].
+fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
+    if nbytes == 0 || !message::carried(c) {
+        return None;
+    }
+    let m = &c.g.members;
+    let l = node::layout(c.w, m, None)?;
+    if l.leaders.len() as u64 > message::STEPS {
+        return None;
+    }
+    let mut nodes = vec![Vec::new(); l.leaders.len()];
+    if l.leaders.len() == m.size {
+        // Every member alone on its node: the leaders are the members, in member order.
+        for (k, members) in nodes.iter_mut().enumerate() {
+            members.push(l.leaders[k]);
+        }
+    } else {
+        let ids: Vec<usize> = l.leaders.iter().map(|&i| c.w.nodes[m.world(i)]).collect();
+        for i in 0..m.size {
+            let id = c.w.nodes[m.world(i)];
+            let k = ids.iter().position(|&x| x == id)?;
+            nodes[k].push(i);
+        }
+    }
+    let widest = nodes.iter().map(Vec::len).max()?;
+    (widest * widest * nbytes <= message::MESSAGE_BYTES).then_some((l, nodes))
+}
+
+/// Where member `i` of this PE's node has the symmetric range `addr..addr+len` in this process (the
+/// error names `what` if the range is not symmetric).
+fn on_node(c: &Coll, what: &str, addr: usize, len: usize, i: usize) -> usize {
+    let pe = c.g.members.world(i);
+    if pe == c.w.me {
+        return c.w.local(c.call, what, addr, len);
+    }
+    match c.w.rma_target(c.call, what, addr, len, pe) {
+        Target::Mapped(base) => base,
+        Target::Net(..) => unreachable!("PE {pe} is on this PE's node and maps its memory here"),
+    }
+}
+
+/// `alltoall` by messages if the group takes this path ([`plan`]): block `me` of member `i`'s
+/// source into block `i` of this member's `dest`. Whether it did.
 ///
 /// # Safety
 /// `dest` must be writable for `size * nbytes` on this PE; `source` must be readable for as much.
 pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
-    let (n, me) = (c.size(), c.me());
-    let total = n * nbytes;
-    let (d, s) = (dest as usize, source as usize);
-    let in_place = d == s;
-    if !takes(c, nbytes) || (!in_place && d < s + total && s < d + total) {
-        return false;
-    }
-    // A source that is not symmetric is the caller's error on every path, though no peer reads
-    // it here.
-    c.w.local(c.call, "source", s, total);
-    let sig = Sig::new(c.w, c.call, &c.g);
-    let msg = Messages::of(c, &sig);
-    // Member `me + k` first, so that the members do not all send to the same one at once.
-    for i in (1..n).map(|k| (me + k) % n) {
-        // SAFETY: block `i` of the caller's source, read before any block of `dest` is written.
-        let block = unsafe { slice::from_raw_parts(source.add(i * nbytes), nbytes) };
-        msg.send(i, me as u64, block);
-    }
-    if !in_place {
-        // SAFETY: block `me` of both; they do not overlap (checked above).
-        unsafe { shm::copy(dest.add(me * nbytes), source.add(me * nbytes), nbytes) };
-    }
-    // In the order the members sent them: member `me - k` sends to this one `k`-th.
-    for i in (1..n).map(|k| (me + n - k) % n) {
-        // SAFETY: block `i` of the caller's destination; every send above is complete.
-        let into = unsafe { slice::from_raw_parts_mut(dest.add(i * nbytes), nbytes) };
-        msg.receive(i, i as u64, into);
-    }
-    true
+    let b = Blocks {
+        nelems: nbytes,
+        sst: 1,
+        dst: 1,
+    };
+    // SAFETY: forwarded.
+    unsafe { exchange(c, dest, source, &b) }
 }
 
-/// `alltoalls` by messages if the group takes this path ([`takes`]): as [`alltoall`], the
-/// elements `sst` apart in `source` and `dst` apart in `dest`, each block packed into its message
-/// and unpacked from it. Whether it did. `dest` may overlap `source` in any way: every message is
-/// sent, and this member's own block packed, before any element of `dest` is written.
+/// `alltoalls` by messages if the group takes this path ([`plan`]): as [`alltoall`], the elements
+/// `sst` apart in `source` and `dst` apart in `dest`. Whether it did.
 ///
 /// # Safety
 /// `dest` must be writable for every element written; `source` must be readable for every element
@@ -92,41 +126,122 @@ pub unsafe fn alltoalls<T: Copy>(
     sst: usize,
     nelems: usize,
 ) -> bool {
-    let (n, me) = (c.size(), c.me());
-    let nbytes = nelems * size_of::<T>();
-    if !takes(c, nbytes) {
+    let b = Blocks { nelems, sst, dst };
+    // SAFETY: forwarded.
+    unsafe { exchange(c, dest, source, &b) }
+}
+
+/// The exchange of [`alltoall`] and [`alltoalls`].
+///
+/// # Safety
+/// As [`alltoalls`].
+unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks) -> bool {
+    let sz = size_of::<T>();
+    let nbytes = b.nelems * sz;
+    let Some((l, nodes)) = plan(c, nbytes) else {
         return false;
-    }
-    let span = ((n * nelems - 1) * sst + 1) * size_of::<T>();
-    c.w.local(c.call, "source", source as usize, span);
+    };
+    let m = &c.g.members;
+    let (sspan, dspan) = (b.span::<T>(m.size, b.sst), b.span::<T>(m.size, b.dst));
     let sig = Sig::new(c.w, c.call, &c.g);
     let msg = Messages::of(c, &sig);
-    // One block, packed; 16-byte words, aligned for every element type.
-    let mut packed = vec![0u128; nbytes.div_ceil(16)];
-    let block = packed.as_mut_ptr().cast::<T>();
-    let pack = |i: usize| {
-        // SAFETY: `block` holds `nelems` elements; member `i`'s lie in the caller's `source`.
-        unsafe { shm::copy_strided(block, 1, source.add(i * nelems * sst), sst as isize, nelems) };
-    };
-    let unpack = |i: usize| {
-        // SAFETY: `block` holds `nelems` elements; member `i`'s lie in the caller's `dest`.
-        unsafe { shm::copy_strided(dest.add(i * nelems * dst), dst as isize, block, 1, nelems) };
-    };
-    for i in (1..n).map(|k| (me + k) % n) {
-        pack(i);
-        // SAFETY: the packed block, `nbytes` bytes, not written while the slice lives.
-        msg.send(i, me as u64, unsafe {
-            slice::from_raw_parts(block.cast(), nbytes)
-        });
+    if node::gather_at_leader(&sig, &l, m) {
+        return true;
     }
-    pack(me);
-    unpack(me);
-    for i in (1..n).map(|k| (me + n - k) % n) {
-        // SAFETY: as above; the closures do not run while the slice lives.
-        msg.receive(i, i as u64, unsafe {
-            slice::from_raw_parts_mut(block.cast(), nbytes)
+    let mine = &nodes[l.node];
+    // Each member of the node: where its source and its destination are in this process.
+    let sources: Vec<*const T> = mine
+        .iter()
+        .map(|&a| on_node(c, "source", source as usize, sspan, a) as *const T)
+        .collect();
+    let dests: Vec<*mut T> = mine
+        .iter()
+        .map(|&a| {
+            if m.world(a) == c.w.me {
+                dest
+            } else {
+                on_node(c, "dest", dest as usize, dspan, a) as *mut T
+            }
+        })
+        .collect();
+    // Block `blk` of a source at `from` into `to` (packed), and back out of a packed `from` into
+    // block `blk` of a destination at `to`.
+    let pack = |to: *mut T, from: *const T, blk: usize| {
+        // SAFETY: the block lies in the member's checked source; `to` holds `nelems` elements.
+        unsafe {
+            shm::copy_strided(
+                to,
+                1,
+                from.add(blk * b.nelems * b.sst),
+                b.sst as isize,
+                b.nelems,
+            )
+        };
+    };
+    let unpack = |to: *mut T, from: *const T, blk: usize| {
+        // SAFETY: the block lies in the member's destination; `from` holds `nelems` elements.
+        unsafe {
+            shm::copy_strided(
+                to.add(blk * b.nelems * b.dst),
+                b.dst as isize,
+                from,
+                1,
+                b.nelems,
+            )
+        };
+    };
+    let widest = nodes.iter().map(Vec::len).max().unwrap_or(1);
+    // 16-byte words: aligned for every element type.
+    let mut buf = vec![0u128; (widest * widest * nbytes).div_ceil(16)];
+    let packed = buf.as_mut_ptr().cast::<T>();
+    let leaders = l.leaders.len();
+    // Node `me + 1` first, so that the leaders do not all send to the same one at once.
+    for j in (1..leaders).map(|k| (l.node + k) % leaders) {
+        let mut at = 0;
+        for &from in &sources {
+            for &blk in &nodes[j] {
+                // SAFETY: `buf` holds the widest node's blocks for the widest node.
+                pack(unsafe { packed.add(at) }, from, blk);
+                at += b.nelems;
+            }
+        }
+        // SAFETY: the packed blocks, not written while the slice lives.
+        let bytes = unsafe { slice::from_raw_parts(packed.cast::<u8>(), at * sz) };
+        msg.send(l.leaders[j], l.node as u64, bytes);
+    }
+    // This node's own blocks: all read before any is written, as `dest` may overlap `source`.
+    let mut at = 0;
+    for &from in &sources {
+        for &blk in mine {
+            // SAFETY: as above.
+            pack(unsafe { packed.add(at) }, from, blk);
+            at += b.nelems;
+        }
+    }
+    let unpack_from = |j: usize| {
+        let mut at = 0;
+        for &blk in &nodes[j] {
+            for &to in &dests {
+                // SAFETY: `buf` holds node j's blocks for this node, packed in this order.
+                unpack(to, unsafe { packed.add(at) }, blk);
+                at += b.nelems;
+            }
+        }
+    };
+    unpack_from(l.node);
+    // In the order the leaders sent them: leader `node - k` sends to this one `k`-th.
+    for j in (1..leaders).map(|k| (l.node + leaders - k) % leaders) {
+        let len = nodes[j].len() * mine.len() * nbytes;
+        // SAFETY: the first `len` bytes of `buf`, not read or written otherwise while the slice
+        // lives.
+        msg.receive(l.leaders[j], j as u64, unsafe {
+            slice::from_raw_parts_mut(packed.cast::<u8>(), len)
         });
-        unpack(i);
+        unpack_from(j);
+    }
+    shm::order();
+    for &i in &l.locals {
+        sig.tell(m.world(i), Word::Release);
     }
     true
 }
