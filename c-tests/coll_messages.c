@@ -155,8 +155,8 @@ static void run_ahead(void) {
     shmem_barrier_all();
 }
 
-/* Alltoalls back to back with no barrier between them (by messages where every PE is its own
- * node: src/collectives/pairwise.rs), on the world team, the odd PEs' team and through alltoall64
+/* Alltoalls back to back with no barrier between them (by messages between the node leaders,
+ * every PE a leader where each is its own node: src/collectives/pairwise.rs), on the world team, the odd PEs' team and through alltoall64
  * (pSync alternating), some in place, of blocks of 8 bytes, 1000 (not a multiple of 8), 16 KiB
  * (the largest message) and 16 KiB + 8 (past it: the flat algorithm's gets). The last PE sleeps
  * before its first call, so the others' messages wait at it. Every byte is checked by every PE. */

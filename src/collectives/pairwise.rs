@@ -97,6 +97,16 @@ fn on_node(c: &Coll, what: &str, addr: usize, len: usize, i: usize) -> usize {
     }
 }
 
+/// The first of `members` if they are consecutive member indices (their blocks one run).
+fn run(members: &[usize]) -> Option<usize> {
+    let &first = members.first()?;
+    members
+        .iter()
+        .enumerate()
+        .all(|(k, &i)| i == first + k)
+        .then_some(first)
+}
+
 /// `alltoall` by messages if the group takes this path ([`plan`]): block `me` of member `i`'s
 /// source into block `i` of this member's `dest`. Whether it did.
 ///
@@ -197,16 +207,26 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     let leaders = l.leaders.len();
     // Node `me + 1` first, so that the leaders do not all send to the same one at once.
     for j in (1..leaders).map(|k| (l.node + k) % leaders) {
-        let mut at = 0;
-        for &from in &sources {
-            for &blk in &nodes[j] {
-                // SAFETY: `buf` holds the widest node's blocks for the widest node.
-                pack(unsafe { packed.add(at) }, from, blk);
-                at += b.nelems;
+        let len = mine.len() * nodes[j].len() * nbytes;
+        let bytes = match run(&nodes[j]) {
+            // SAFETY: node j's blocks of this PE's source, one run of it (a single member here,
+            // node j's members consecutive, the elements packed), not written while it lives.
+            Some(first) if mine.len() == 1 && b.sst == 1 => unsafe {
+                slice::from_raw_parts(sources[0].add(first * b.nelems).cast::<u8>(), len)
+            },
+            _ => {
+                let mut at = 0;
+                for &from in &sources {
+                    for &blk in &nodes[j] {
+                        // SAFETY: `buf` holds the widest node's blocks for the widest node.
+                        pack(unsafe { packed.add(at) }, from, blk);
+                        at += b.nelems;
+                    }
+                }
+                // SAFETY: the packed blocks, not written while the slice lives.
+                unsafe { slice::from_raw_parts(packed.cast::<u8>(), len) }
             }
-        }
-        // SAFETY: the packed blocks, not written while the slice lives.
-        let bytes = unsafe { slice::from_raw_parts(packed.cast::<u8>(), at * sz) };
+        };
         msg.send(l.leaders[j], l.node as u64, bytes);
     }
     // This node's own blocks: all read before any is written, as `dest` may overlap `source`.
@@ -232,12 +252,25 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     // In the order the leaders sent them: leader `node - k` sends to this one `k`-th.
     for j in (1..leaders).map(|k| (l.node + leaders - k) % leaders) {
         let len = nodes[j].len() * mine.len() * nbytes;
-        // SAFETY: the first `len` bytes of `buf`, not read or written otherwise while the slice
-        // lives.
-        msg.receive(l.leaders[j], j as u64, unsafe {
-            slice::from_raw_parts_mut(packed.cast::<u8>(), len)
-        });
-        unpack_from(j);
+        match run(&nodes[j]) {
+            Some(first) if mine.len() == 1 && b.dst == 1 => {
+                // SAFETY: node j's blocks of this PE's destination, one run of it (as above);
+                // every source was read before this.
+                let into = unsafe { dest.add(first * b.nelems).cast::<u8>() };
+                // SAFETY: as above, `len` bytes from `into`.
+                msg.receive(l.leaders[j], j as u64, unsafe {
+                    slice::from_raw_parts_mut(into, len)
+                })
+            }
+            _ => {
+                // SAFETY: the first `len` bytes of `buf`, not read or written otherwise while
+                // the slice lives.
+                msg.receive(l.leaders[j], j as u64, unsafe {
+                    slice::from_raw_parts_mut(packed.cast::<u8>(), len)
+                });
+                unpack_from(j);
+            }
+        }
     }
     shm::order();
     for &i in &l.locals {
