@@ -157,8 +157,9 @@ static void run_ahead(void) {
 
 /* Alltoalls back to back with no barrier between them (by messages between the node leaders,
  * every PE a leader where each is its own node: src/collectives/pairwise.rs), on the world team, the odd PEs' team and through alltoall64
- * (pSync alternating), some in place, of blocks of 8 bytes, 1000 (not a multiple of 8), 16 KiB
- * (the largest message) and 16 KiB + 8 (past it: the flat algorithm's gets). The last PE sleeps
+ * (pSync alternating), some in place, of blocks of 8 bytes, 1000 (not a multiple of 8), 32 KiB
+ * (with 2 PEs a node, 4 blocks: the largest message, 128 KiB) and 128 KiB + 8 (past it: the flat
+ * algorithm's gets). The last PE sleeps
  * before its first call, so the others' messages wait at it. Every byte is checked by every PE. */
 enum { A2A_ROUNDS = 120 };
 static long apsync[2][SHMEM_ALLTOALL_SYNC_SIZE];
@@ -166,7 +167,7 @@ static unsigned char a2a(int round, int from, int to, size_t k) {
     return (unsigned char)(round * 13 + from * 31 + to * 7 + k * 3 + 1);
 }
 static void alltoalls(shmem_team_t odd, unsigned char *src, unsigned char *dst) {
-    static const size_t blocks[] = {8, 1000, 16384, 16392};
+    static const size_t blocks[] = {8, 1000, 32768, 131080};
     shmem_barrier_all();
     if (me == npes - 1 && npes > 1) {
         struct timespec nap = {0, 20 * 1000 * 1000};

@@ -1,7 +1,7 @@
 //! The node leaders' messages: a broadcast or reduction across nodes below the ring's threshold
 //! (`collectives::ring`), an fcollect of up to [`LARGEST`] bytes, and an alltoall whose leaders'
-//! messages are at most [`MESSAGE_BYTES`] (`collectives::pairwise`), send their data from leader
-//! to leader as messages of the network
+//! messages are at most 128 KiB (`collectives::pairwise`), send their data from leader to leader
+//! as messages of the network
 //! ([`crate::transport::Remote::send_message`]), each
 //! tagged with its group, its call and its step, and taken by the receiver when its own call gets
 //! there, however many calls after the sender's.

@@ -21,7 +21,7 @@
 //! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes' (and so
 //! does collect over nodes that each hold a run of consecutive members); a scan over such nodes
 //! goes up and down the leaders' tree. An alltoall across nodes whose leaders' messages stay within
-//! 16 KiB goes as one message from each node's leader to each other ([`pairwise`]).
+//! 128 KiB goes as one message from each node's leader to each other ([`pairwise`]).
 //! Reductions and scans across nodes combine in one fixed order (members in member order within a
 //! node, then the nodes' partial results along the tree or in node order), the same in every run.
 

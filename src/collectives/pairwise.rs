@@ -20,8 +20,8 @@
 //! Invariants: every member decides to take this path from the call's arguments and the node table
 //! alone ([`plan`]), the same on every member, and starts the same one signal set and asks for the
 //! call's [`Messages`] (so a team's epoch and an active set's count stay equal). A message holds
-//! at most [`message::MESSAGE_BYTES`], below the network's rendezvous threshold, so a send
-//! completes without its receiver and no two leaders wait for each other. A leader sends all its
+//! at most [`LARGEST`], below the network's rendezvous threshold, so a send completes without its
+//! receiver and no two leaders wait for each other. A leader sends all its
 //! messages and reads its own node's blocks before it writes any destination, so `dest` may
 //! overlap `source` in any way; it releases its members only once every block they expect is in
 //! their destinations, so no leader is more than one call ahead of another's messages, and what
@@ -36,6 +36,13 @@ use crate::transport::shm;
 use std::mem::size_of;
 use std::rc::Rc;
 use std::slice;
+
+/// The largest message of this path: half the rendezvous threshold the network's messages are set
+/// up with (256 KiB, `transport::ucx::signals::SETTINGS`), so that a send completes without its
+/// receiver. What waits at a leader that is behind is then at most two calls' blocks for its
+/// node, as much as its members' destinations hold. At 4 PEs over TCP on 2 cores, one PE a node,
+/// blocks of 32-128 KiB took 0.40-0.53 of the flat algorithm's time (bench/README.md).
+const LARGEST: usize = 128 << 10;
 
 /// How the blocks lie: `nelems` elements of `T` a block, `sst` elements apart in a source and
 /// `dst` apart in a destination (1 and 1 for `alltoall`).
@@ -56,7 +63,7 @@ impl Blocks {
 /// The group's nodes, each its members in member order, as indices into the layout's leaders,
 /// if this call goes by messages: the network carries them, the group is on more than one node
 /// and at most [`message::STEPS`] of them, and no message (the widest node's blocks for the widest
-/// node) is larger than [`message::MESSAGE_BYTES`].
+/// node) is larger than [`LARGEST`].
 fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
     if nbytes == 0 || !message::carried(c) {
         return None;
@@ -81,7 +88,7 @@ fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
         }
     }
     let widest = nodes.iter().map(Vec::len).max()?;
-    (widest * widest * nbytes <= message::MESSAGE_BYTES).then_some((l, nodes))
+    (widest * widest * nbytes <= LARGEST).then_some((l, nodes))
 }
 
 /// Where member `i` of this PE's node has the symmetric range `addr..addr+len` in this process (the
