@@ -13,6 +13,8 @@
  *               8), so that every PE receives about BYTES
  *   collect     shmem_collectmem on SHMEM_TEAM_WORLD, as fcollect but 8 bytes more from the PEs
  *               of odd number
+ *   alltoall    shmem_alltoallmem on SHMEM_TEAM_WORLD, blocks of BYTES / npes bytes (at least 8),
+ *               so that every PE sends about BYTES
  *   scan        shmem_long_sum_inscan on SHMEM_TEAM_WORLD, BYTES / 8 longs (default one)
  * Every PE checks every element of each result (a wrong one ends the job with status 1); PE 0
  * prints
@@ -82,6 +84,18 @@ static void one(const char *what, long i, int me, int npes) {
                 unsigned char want = (unsigned char)(i + pe * 3 + (long)k);
                 if (bdst[at] != want) fail(what, i, (long)at, want, bdst[at]);
             }
+    } else if (strcmp(what, "alltoall") == 0) {
+        size_t each = bytes / (size_t)npes < 8 ? 8 : bytes / (size_t)npes;
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < each; k++)
+                bsrc[(size_t)pe * each + k] = (unsigned char)(i + me * 3 + pe * 5 + (long)k);
+        shmem_alltoallmem(SHMEM_TEAM_WORLD, bdst, bsrc, each);
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < each; k++) {
+                unsigned char want = (unsigned char)(i + pe * 3 + me * 5 + (long)k);
+                if (bdst[(size_t)pe * each + k] != want)
+                    fail(what, i, (long)((size_t)pe * each + k), want, bdst[(size_t)pe * each + k]);
+            }
     } else if (strcmp(what, "scan") == 0) {
         for (size_t k = 0; k < n; k++) lsrc[k] = i * 1000 + me + (long)k;
         shmem_long_sum_inscan(SHMEM_TEAM_WORLD, ldst, lsrc, n);
@@ -101,13 +115,14 @@ static void one(const char *what, long i, int me, int npes) {
 }
 
 int main(int argc, char **argv) {
-    const char *names[] = {"none",     "barrier", "broadcast", "reduce",
-                           "dreduce",  "fcollect", "collect", "scan"};
+    const char *names[] = {"none",     "barrier", "broadcast", "reduce", "dreduce",
+                           "fcollect", "collect", "alltoall",  "scan"};
     int known = 0;
-    for (int k = 0; argc >= 3 && k < 8; k++) known |= strcmp(argv[1], names[k]) == 0;
+    for (int k = 0; argc >= 3 && k < 9; k++) known |= strcmp(argv[1], names[k]) == 0;
     if ((argc != 3 && argc != 4) || !known) {
         fprintf(stderr,
-                "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect|collect|scan ITERATIONS "
+                "usage: %s none|barrier|broadcast|reduce|dreduce|fcollect|collect|alltoall|scan "
+                "ITERATIONS "
                 "[BYTES]\n",
                 argv[0]);
         return 2;
@@ -117,7 +132,7 @@ int main(int argc, char **argv) {
     if (bytes < 8) bytes = 8;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    /* fcollect and collect: at most max(8, bytes / npes) + 8 bytes from each PE. */
+    /* fcollect, collect and alltoall: at most max(8, bytes / npes) + 8 bytes from (to) each PE. */
     size_t blen = (bytes < (size_t)npes * 8 ? (size_t)npes * 8 : bytes) + (size_t)npes * 8;
     bsrc = shmem_malloc(blen);
     bdst = shmem_malloc(blen);
