@@ -79,6 +79,8 @@ pub struct Layout {
     pub node: usize,
     /// The members of this node but its leader (member indices, in member order).
     pub locals: Vec<usize>,
+    /// Each member's node, as an index into `leaders`.
+    pub node_of: Vec<usize>,
     /// Each node's members are consecutive in member order, as a launcher that places ranks in
     /// blocks makes them: then the members before a node's run are exactly the runs of the nodes
     /// before it, which a scan and a collect need (with ranks placed round robin they take the
@@ -104,12 +106,14 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
     let mut index = HashMap::new();
     let mut leaders = Vec::new();
     let mut locals = Vec::new();
+    let mut node_of = Vec::with_capacity(m.size);
     for i in 0..m.size {
         let node = nodes[m.world(i)];
         let k = *index.entry(node).or_insert_with(|| {
             leaders.push(i);
             leaders.len() - 1
         });
+        node_of.push(k);
         if root.is_some_and(|r| r == i) {
             leaders[k] = i;
         }
@@ -127,6 +131,7 @@ pub fn layout_of(nodes: &[usize], m: &Members, root: Option<usize>) -> Option<La
         leaders,
         node,
         locals,
+        node_of,
     })
 }
 

@@ -74,18 +74,8 @@ fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
         return None;
     }
     let mut nodes = vec![Vec::new(); l.leaders.len()];
-    if l.leaders.len() == m.size {
-        // Every member alone on its node: the leaders are the members, in member order.
-        for (k, members) in nodes.iter_mut().enumerate() {
-            members.push(l.leaders[k]);
-        }
-    } else {
-        let ids: Vec<usize> = l.leaders.iter().map(|&i| c.w.nodes[m.world(i)]).collect();
-        for i in 0..m.size {
-            let id = c.w.nodes[m.world(i)];
-            let k = ids.iter().position(|&x| x == id)?;
-            nodes[k].push(i);
-        }
+    for (i, &k) in l.node_of.iter().enumerate() {
+        nodes[k].push(i);
     }
     let widest = nodes.iter().map(Vec::len).max()?;
     (widest * widest * nbytes <= LARGEST).then_some((l, nodes))
@@ -211,6 +201,17 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     // 16-byte words: aligned for every element type.
     let mut buf = vec![0u128; (widest * widest * nbytes).div_ceil(16)];
     let packed = buf.as_mut_ptr().cast::<T>();
+    // Node j's blocks into `buf`: for each member of this node, its blocks for node j's members.
+    let pack_for = |j: usize| {
+        let mut at = 0;
+        for &from in &sources {
+            for &blk in &nodes[j] {
+                // SAFETY: `buf` holds the widest node's blocks for the widest node.
+                pack(unsafe { packed.add(at) }, from, blk);
+                at += b.nelems;
+            }
+        }
+    };
     let leaders = l.leaders.len();
     // Node `me + 1` first, so that the leaders do not all send to the same one at once.
     for j in (1..leaders).map(|k| (l.node + k) % leaders) {
@@ -222,14 +223,7 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
                 slice::from_raw_parts(sources[0].add(first * b.nelems).cast::<u8>(), len)
             },
             _ => {
-                let mut at = 0;
-                for &from in &sources {
-                    for &blk in &nodes[j] {
-                        // SAFETY: `buf` holds the widest node's blocks for the widest node.
-                        pack(unsafe { packed.add(at) }, from, blk);
-                        at += b.nelems;
-                    }
-                }
+                pack_for(j);
                 // SAFETY: the packed blocks, not written while the slice lives.
                 unsafe { slice::from_raw_parts(packed.cast::<u8>(), len) }
             }
@@ -237,14 +231,7 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
         msg.send(l.leaders[j], l.node as u64, bytes);
     }
     // This node's own blocks: all read before any is written, as `dest` may overlap `source`.
-    let mut at = 0;
-    for &from in &sources {
-        for &blk in mine {
-            // SAFETY: as above.
-            pack(unsafe { packed.add(at) }, from, blk);
-            at += b.nelems;
-        }
-    }
+    pack_for(l.node);
     let unpack_from = |j: usize| {
         let mut at = 0;
         for &blk in &nodes[j] {

@@ -373,20 +373,11 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         // SAFETY: the view holds `nbytes`; block `i` of our destination is in `total`.
         unsafe { shm::copy(dest.add(i * nbytes), view.addr() as *const u8, nbytes) };
     }
-    // Each member's node, as an index into the leaders.
-    let node_of: Vec<usize> = {
-        let ids: Vec<usize> = l.leaders.iter().map(|&k| c.w.nodes[m.world(k)]).collect();
-        (0..m.size)
-            .map(|i| {
-                let id = c.w.nodes[m.world(i)];
-                ids.iter().position(|&x| x == id).unwrap_or(l.node)
-            })
-            .collect()
-    };
+    let node_of = &l.node_of;
     if let Some(msg) = messages {
         let blocks: Vec<(usize, usize)> = (0..m.size).map(|i| (i * nbytes, nbytes)).collect();
         // SAFETY: our destination holds `total`, our node's blocks in it.
-        unsafe { exchange_blocks(&l, &msg, &blocks, &node_of, dest, Some(dest)) };
+        unsafe { exchange_blocks(&l, &msg, &blocks, node_of, dest, Some(dest)) };
         // SAFETY: our destination holds every block now.
         unsafe { release(c, &local, &l, dest as usize, dest, total) };
         return true;
