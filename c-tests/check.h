@@ -8,7 +8,12 @@
  * check at once defines CHECK_COUNT() to count atomically.
  *
  * REQUIRE(cond) prints "[PE <me>] <file>:<line>: <cond>" and returns 1 from the function
- * (main) when cond is false: for tests that stop at the first wrong value. */
+ * (main) when cond is false: for tests that stop at the first wrong value.
+ *
+ * check_byte(seed, k) is byte k of a pattern named by `seed`, mixed from every bit of both: data
+ * that lands at another offset reads wrong however far it moved (a byte linear in k, such as
+ * k * 7 + seed, repeats every 256 bytes, so a piece of a multiple of 256 bytes swapped with another
+ * reads right). */
 #ifndef RSHMEM_C_TESTS_CHECK_H
 #define RSHMEM_C_TESTS_CHECK_H
 
@@ -40,6 +45,14 @@ static inline void check_prefix(int me, const char *file) {
             fputc('\n', stderr);                                                                   \
         }                                                                                          \
     } while (0)
+
+static inline unsigned char check_byte(unsigned long long seed, size_t k) {
+    unsigned long long x = seed * 0x9e3779b97f4a7c15ull ^ (unsigned long long)k * 0xc2b2ae3d27d4eb4full;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return (unsigned char)x;
+}
 
 #define REQUIRE(cond)                                                                              \
     do {                                                                                           \

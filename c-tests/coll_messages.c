@@ -21,7 +21,7 @@
 // as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect,
 // which takes the ring's gets.
 // Then a root far ahead of a slow reader (run_ahead, below), crossing that window, and alltoalls
-// back to back (alltoalls, below).
+// back to back, on both sides of the most a leader sends by messages (alltoalls, below).
 // Every element is checked by every PE.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
@@ -45,7 +45,7 @@ static long pwrk[2][MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 /* Past the largest message: 4 MiB, and a few elements more. */
 enum { LARGE = (4 << 20) + 24 };
 
-static unsigned char byte(int round, size_t k) { return (unsigned char)(round * 31 + k * 7 + 1); }
+static unsigned char byte(int round, size_t k) { return check_byte((unsigned long long)round, k); }
 static long lval(int round, int pe, int k) { return (long)round * 100000 + pe * 1000 + k; }
 
 static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, size_t len) {
@@ -156,44 +156,66 @@ static void run_ahead(void) {
 }
 
 /* Alltoalls back to back with no barrier between them (by messages between the node leaders,
- * every PE a leader where each is its own node: src/collectives/pairwise.rs), on the world team, the odd PEs' team and through alltoall64
- * (pSync alternating), some in place, of blocks of 8 bytes, 1000 (not a multiple of 8), 32 KiB
- * (with 2 PEs a node, 4 blocks: the largest message, 128 KiB) and 128 KiB + 8 (past it: the flat
- * algorithm's gets). The last PE sleeps
- * before its first call, so the others' messages wait at it. Every byte is checked by every PE. */
-enum { A2A_ROUNDS = 120 };
+ * every PE a leader where each is its own node: src/collectives/pairwise.rs), on the world team,
+ * the odd PEs' team and through alltoall64 (pSync alternating), some in place, of blocks of 8
+ * bytes, 1000 (not a multiple of 8), 32 KiB (with 2 PEs a node, 4 blocks: the largest message a
+ * leader of several members packs, 128 KiB), 128 KiB + 8 (one PE a node: an eager message; 2 PEs a
+ * node: the flat algorithm's gets) and 300008 (one PE a node: a message that moves only once its
+ * receive is posted). The last PE sleeps before its first call, so the others' messages wait at
+ * it. Then two calls whose blocks are past what a leader sends by messages in one call (8 MiB in
+ * all, in any layout of the PEs on nodes): the flat algorithm's gets. Every byte is checked by
+ * every PE. */
+enum { A2A_ROUNDS = 120, PAST = (8 << 20) + 8 };
 static long apsync[2][SHMEM_ALLTOALL_SYNC_SIZE];
 static unsigned char a2a(int round, int from, int to, size_t k) {
-    return (unsigned char)(round * 13 + from * 31 + to * 7 + k * 3 + 1);
+    return check_byte((unsigned long long)round << 32 | (unsigned long long)from << 16 | (unsigned)to, k);
 }
+
+/* One alltoall of round `round`: on the world team, the odd team or through alltoall64 (form 0,
+ * 1, 2), from src or in place in dst; checked. */
+static void alltoall_round(int round, shmem_team_t team, int form, int in_place, size_t b,
+                           unsigned char *src, unsigned char *dst) {
+    int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
+    if (form == 2) b = b / 8 * 8;
+    unsigned char *s = in_place ? dst : src;
+    for (int to = 0; to < tn; to++)
+        for (size_t k = 0; k < b; k++) s[to * b + k] = a2a(round, tme, to, k);
+    if (form == 2)
+        shmem_alltoall64(dst, s, b / 8, 0, 0, npes, apsync[round & 1]);
+    else
+        shmem_alltoallmem(team, dst, s, b);
+    size_t bad = 0;
+    for (int from = 0; from < tn; from++)
+        for (size_t k = 0; k < b; k++) bad += dst[from * b + k] != a2a(round, from, tme, k);
+    CHECK(bad == 0, "round %d: %s%s of %zu-byte blocks: %zu bytes wrong", round,
+          form == 2 ? "alltoall64" : form ? "odd team's alltoallmem" : "alltoallmem",
+          in_place ? " in place" : "", b, bad);
+}
+
 static void alltoalls(shmem_team_t odd, unsigned char *src, unsigned char *dst) {
-    static const size_t blocks[] = {8, 1000, 32768, 131080};
+    static const size_t blocks[] = {8, 1000, 32768, 131080, 300008};
     shmem_barrier_all();
     if (me == npes - 1 && npes > 1) {
         struct timespec nap = {0, 20 * 1000 * 1000};
         nanosleep(&nap, NULL);
     }
     for (int round = 0; round < A2A_ROUNDS; round++) {
-        size_t b = blocks[round % 4];
-        int form = (round / 4) % 3; /* world team, odd team, alltoall64 */
-        int in_place = (round / 12) % 2;
+        int form = (round / 5) % 3; /* world team, odd team, alltoall64 */
         shmem_team_t team = form == 1 ? odd : SHMEM_TEAM_WORLD;
         if (team == SHMEM_TEAM_INVALID) continue;
-        int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
-        if (form == 2) b = b / 8 * 8;
-        unsigned char *s = in_place ? dst : src;
-        for (int to = 0; to < tn; to++)
-            for (size_t k = 0; k < b; k++) s[to * b + k] = a2a(round, tme, to, k);
-        if (form == 2)
-            shmem_alltoall64(dst, s, b / 8, 0, 0, npes, apsync[round & 1]);
-        else
-            shmem_alltoallmem(team, dst, s, b);
-        size_t bad = 0;
-        for (int from = 0; from < tn; from++)
-            for (size_t k = 0; k < b; k++) bad += dst[from * b + k] != a2a(round, from, tme, k);
-        CHECK(bad == 0, "round %d: %s%s of %zu-byte blocks: %zu bytes wrong", round,
-              form == 2 ? "alltoall64" : form ? "odd team's alltoallmem" : "alltoallmem",
-              in_place ? " in place" : "", b, bad);
+        alltoall_round(round, team, form, (round / 15) % 2, blocks[round % 5], src, dst);
+    }
+    if (npes > 1) {
+        size_t past = PAST / (npes - 1);
+        unsigned char *ps = shmem_malloc(npes * past), *pd = shmem_malloc(npes * past);
+        if (!(ps && pd)) {
+            CHECK(0, "shmem_malloc of %d blocks of %zu bytes failed", npes, past);
+            shmem_global_exit(1);
+        }
+        for (int round = A2A_ROUNDS; round < A2A_ROUNDS + 2; round++)
+            alltoall_round(round, SHMEM_TEAM_WORLD, 0, round & 1, past, ps, pd);
+        shmem_free(pd);
+        shmem_free(ps);
     }
     shmem_barrier_all();
 }

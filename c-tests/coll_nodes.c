@@ -112,12 +112,12 @@ static void broadcasts(shmem_team_t t, const char *team, int n)
         if (r > 0 && (root == roots[0] || root == roots[r - 1]))
             continue;
         for (size_t k = 0; k < nbytes; k++) {
-            bs[k] = (unsigned char)(k * 7 + (size_t)i * 11 + (size_t)root);
+            bs[k] = check_byte((unsigned long long)i << 16 | (unsigned)root, k);
             bd[k] = 0xee;
         }
         shmem_broadcastmem(t, bd, bs, nbytes, root);
         for (size_t k = 0; k < nbytes; k++) {
-            unsigned char want = (unsigned char)(k * 7 + (size_t)root * 11 + (size_t)root);
+            unsigned char want = check_byte((unsigned long long)root << 16 | (unsigned)root, k);
             CHECK(bd[k] == want, "%s n %d broadcast root %d [%zu] = %d, expected %d", team, n,
                   root, k, bd[k], want);
         }

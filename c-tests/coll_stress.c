@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "check.h"
 
 enum { CALLS = 420, MAXB = 40000, MAXPES = 8 };
 
@@ -24,17 +25,8 @@ static long psync[2][2][SHMEM_BCAST_SYNC_SIZE > SHMEM_REDUCE_SYNC_SIZE ? SHMEM_B
 static long pwrk[MAXB / 8 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long aset_calls[2]; /* calls on each active set, for its pSync pair */
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond) && errors++ < 20) {                                                            \
-            fprintf(stderr, "[PE %d] coll_stress: ", me);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
-
 /* Byte k of team PE i's contribution to call c. */
-static unsigned char byte(int c, int i, size_t k) { return (unsigned char)(c * 13 + i * 31 + k * 7 + 1); }
+static unsigned char byte(int c, int i, size_t k) { return check_byte((unsigned long long)c << 32 | (unsigned)i, k); }
 /* Element k of team PE i's contribution to a reduction in call c. */
 static long elem(int c, int i, size_t k) { return (long)((c * 5 + i * 11 + k * 3) % 1000) - 300; }
 

@@ -42,7 +42,7 @@ static const size_t sizes[] = {1, 7, 8, 100, 4095, 4096, 4097, 13, 512, 3, 8192,
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 static long word_value(int pe, int i) { return (long)pe * 1000003L + i + 1; }
-static unsigned char byte_value(int pe, size_t i) { return (unsigned char)(pe * 31 + i * 7 + 1); }
+static unsigned char byte_value(int pe, size_t i) { return check_byte((unsigned long long)pe, i); }
 
 int main(void)
 {

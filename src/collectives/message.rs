@@ -1,7 +1,6 @@
 //! The node leaders' messages: a broadcast or reduction across nodes below the ring's threshold
-//! (`collectives::ring`), an fcollect of up to [`LARGEST`] bytes, and an alltoall whose leaders'
-//! messages are at most 128 KiB (`collectives::pairwise`), send their data from leader to leader
-//! as messages of the network
+//! (`collectives::ring`), an fcollect of up to [`LARGEST`] bytes, and an alltoall of small blocks
+//! (`collectives::pairwise`) send their data from leader to leader as messages of the network
 //! ([`crate::transport::Remote::send_message`]), each
 //! tagged with its group, its call and its step, and taken by the receiver when its own call gets
 //! there, however many calls after the sender's.
@@ -147,6 +146,14 @@ fn window(run: u64, nbytes: usize) -> (bool, u64) {
     }
 }
 
+/// What [`Messages::receive_all_after`] takes from member `from`: its message of step `step`,
+/// into `into`.
+pub struct Incoming<'b> {
+    pub from: usize,
+    pub step: u64,
+    pub into: &'b mut [u8],
+}
+
 /// The messages of one call among the node leaders.
 pub struct Messages<'a> {
     c: &'a Coll<'a>,
@@ -259,8 +266,67 @@ impl<'a> Messages<'a> {
     /// wait: what makes the sender send (a handshake's word, this leader's own message of an
     /// exchange), so that the message finds its buffer waiting.
     pub fn receive_after(&self, i: usize, step: u64, into: &mut [u8], meanwhile: impl FnOnce()) {
-        let from = self.c.g.members.world(i);
         let len = into.len();
+        match self.arrive(i, step, into, meanwhile) {
+            Arrival::In(n) if n == len => {}
+            arrival => self.mismatch(i, arrival, len),
+        }
+    }
+
+    /// Takes the message of each of `incoming` into its buffer, which must be its length: posts
+    /// every receive, runs `meanwhile` (what makes the senders send: this leader's own messages of
+    /// an exchange), and waits for them all. So a message arriving after its post lands in place,
+    /// and a large one (which moves only once its receive is posted) never waits for this
+    /// member's sends.
+    pub fn receive_all_after(&self, incoming: &mut [Incoming<'_>], meanwhile: impl FnOnce()) {
+        let whose: Vec<(usize, u64, usize)> = incoming
+            .iter()
+            .map(|inc| (inc.from, inc.step, inc.into.len()))
+            .collect();
+        let mut posts: Vec<(u64, &mut [u8])> = incoming
+            .iter_mut()
+            .map(|inc| (self.tag(inc.step), &mut *inc.into))
+            .collect();
+        let wait = |test: &mut dyn FnMut(usize) -> transport::Result<Arrival>| {
+            meanwhile();
+            for (k, &(i, step, len)) in whose.iter().enumerate() {
+                match self.await_arrival(i, step, &mut || test(k)) {
+                    Arrival::In(n) if n == len => {}
+                    arrival => self.mismatch(i, arrival, len),
+                }
+            }
+        };
+        if let Err(e) = self.net.receive_messages(&mut posts, wait) {
+            crate::fatal!(self.c.call, "receiving over the network: {e}");
+        }
+    }
+
+    /// Posts the receive of member `i`'s message of step `step` into `into`, runs `meanwhile`, and
+    /// waits for the message; ends the job on the network's errors.
+    fn arrive(&self, i: usize, step: u64, into: &mut [u8], meanwhile: impl FnOnce()) -> Arrival {
+        let wait = |test: &mut dyn FnMut() -> transport::Result<Arrival>| {
+            meanwhile();
+            self.await_arrival(i, step, test)
+        };
+        match self.net.receive_message(self.tag(step), into, wait) {
+            Ok(a) => a,
+            Err(e) => crate::fatal!(
+                self.c.call,
+                "receiving from PE {} over the network: {e}",
+                self.c.g.members.world(i)
+            ),
+        }
+    }
+
+    /// Waits until `test` finds member `i`'s message of step `step` (posted) no longer pending;
+    /// ends the job on the network's errors, or if `i` leaves first.
+    fn await_arrival(
+        &self,
+        i: usize,
+        step: u64,
+        test: &mut dyn FnMut() -> transport::Result<Arrival>,
+    ) -> Arrival {
+        let from = self.c.g.members.world(i);
         let what = |out: &mut String| {
             let _ = write!(
                 out,
@@ -268,34 +334,29 @@ impl<'a> Messages<'a> {
                 self.number
             );
         };
-        let wait = |test: &mut dyn FnMut() -> transport::Result<Arrival>| {
-            meanwhile();
-            let arrival = Cell::new(Arrival::Pending);
-            let test = RefCell::new(test);
-            let done = || {
-                if arrival.get() == Arrival::Pending {
-                    match (test.borrow_mut())() {
-                        Ok(a) => arrival.set(a),
-                        Err(e) => crate::fatal!(
-                            self.c.call,
-                            "receiving from PE {from} over the network: {e}"
-                        ),
-                    }
+        let arrival = Cell::new(Arrival::Pending);
+        let test = RefCell::new(test);
+        let done = || {
+            if arrival.get() == Arrival::Pending {
+                match (test.borrow_mut())() {
+                    Ok(a) => arrival.set(a),
+                    Err(e) => crate::fatal!(
+                        self.c.call,
+                        "receiving from PE {from} over the network: {e}"
+                    ),
                 }
-                arrival.get() != Arrival::Pending
-            };
-            departure::wait_for_message(self.c.w, self.c.call, from, done, what);
-            arrival.get()
+            }
+            arrival.get() != Arrival::Pending
         };
-        let arrival = match self.net.receive_message(self.tag(step), into, wait) {
-            Ok(a) => a,
-            Err(e) => crate::fatal!(
-                self.c.call,
-                "receiving from PE {from} over the network: {e}"
-            ),
-        };
+        departure::wait_for_message(self.c.w, self.c.call, from, done, what);
+        arrival.get()
+    }
+
+    /// Ends the job: member `i` sent `arrival` where this member expects `len` bytes.
+    #[cold]
+    fn mismatch(&self, i: usize, arrival: Arrival, len: usize) -> ! {
+        let from = self.c.g.members.world(i);
         let sent = match arrival {
-            Arrival::In(n) if n == len => return,
             Arrival::In(n) => format!("{n} bytes"),
             _ => "more bytes".to_string(),
         };

@@ -19,30 +19,41 @@
 //!
 //! Invariants: every member decides to take this path from the call's arguments and the node table
 //! alone ([`plan`]), the same on every member, and starts the same one signal set and asks for the
-//! call's [`Messages`] (so a team's epoch and an active set's count stay equal). A message holds
-//! at most [`LARGEST`], below the network's rendezvous threshold, so a send completes without its
-//! receiver and no two leaders wait for each other. A leader sends all its
-//! messages and reads its own node's blocks before it writes any destination, so `dest` may
-//! overlap `source` in any way; it releases its members only once every block they expect is in
-//! their destinations, so no leader is more than one call ahead of another's messages, and what
-//! waits at a slow leader is at most two calls' messages from each other leader. The step names
-//! the sending node, so a group takes this path on up to [`message::STEPS`] nodes.
+//! call's [`Messages`] (so a team's epoch and an active set's count stay equal). A leader posts the
+//! receive of every other leader's message before it sends any of its own, so a message above the
+//! network's rendezvous threshold (which moves only once its receive is posted) waits for its
+//! receiver to enter the call and for nothing else, and no two leaders wait for each other. A
+//! leader reads all of its node's sources before it writes any destination, except that a lone
+//! member whose destination and source are apart takes other nodes' blocks straight into its
+//! destination, so `dest` may overlap `source` in any way. It releases its members only once
+//! every block they expect is in their destinations, so no leader is more than one call ahead of
+//! another's messages, and what waits at a slow leader is at most two calls' messages of up to
+//! the rendezvous threshold from each other leader. The step names the sending node, so a group
+//! takes this path on up to [`message::STEPS`] nodes.
 
 use super::Coll;
-use super::message::{self, Messages};
+use super::message::{self, Incoming, Messages};
 use super::node::{self, Layout, Sig, Word};
+use super::scratch::Scratch;
 use crate::runtime::world::Target;
 use crate::transport::shm;
 use std::mem::size_of;
 use std::rc::Rc;
 use std::slice;
 
-/// The largest message of this path: half the rendezvous threshold the network's messages are set
-/// up with (256 KiB, `transport::ucx::signals::SETTINGS`), so that a send completes without its
-/// receiver. What waits at a leader that is behind is then at most two calls' blocks for its
-/// node, as much as its members' destinations hold. At 4 PEs over TCP on 2 cores, one PE a node,
-/// blocks of 32-128 KiB took 0.40-0.53 of the flat algorithm's time (bench/README.md).
-const LARGEST: usize = 128 << 10;
+/// The most a leader sends, and receives, in one call: the blocks its node's members send the
+/// members of every other node. What a leader receives in place of its destination (in place,
+/// or for several members) is held aside until it is unpacked; what waits at a leader that is
+/// behind is at most two calls' small messages.
+const PER_CALL: usize = 8 << 20;
+
+/// The largest message a leader of several members packs and unpacks: each block is copied twice
+/// on one core while the members wait, which pays only while the blocks are small (2 hosts of 4
+/// PEs, blocks of 32 and 64 KiB, 1 MiB messages: 1.3 to 3.8 times the flat algorithm's time;
+/// bench/README.md). Below the rendezvous threshold of the messages' context (256 KiB,
+/// `transport::ucx::signals::SETTINGS`). A lone member sends from its source and receives into
+/// its destination, and its messages may be as large as [`PER_CALL`] allows.
+const PACKED: usize = 128 << 10;
 
 /// How the blocks lie: `nelems` elements of `T` a block, `sst` elements apart in a source and
 /// `dst` apart in a destination (1 and 1 for `alltoall`).
@@ -62,8 +73,9 @@ impl Blocks {
 
 /// The group's nodes, each its members in member order, as indices into the layout's leaders,
 /// if this call goes by messages: the network carries them, the group is on more than one node
-/// and at most [`message::STEPS`] of them, and no message (the widest node's blocks for the widest
-/// node) is larger than [`LARGEST`].
+/// and at most [`message::STEPS`] of them, no leader sends more than [`PER_CALL`] (the blocks of
+/// its node's members for the members of the other nodes), and where a node has several members
+/// no message (the widest node's blocks for the widest node) is larger than [`PACKED`].
 fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
     if nbytes == 0 || !message::carried(c) {
         return None;
@@ -77,8 +89,10 @@ fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
     for (i, &k) in l.node_of.iter().enumerate() {
         nodes[k].push(i);
     }
+    let most = nodes.iter().map(|k| k.len() * (m.size - k.len())).max()?;
     let widest = nodes.iter().map(Vec::len).max()?;
-    (widest * widest * nbytes <= LARGEST).then_some((l, nodes))
+    let packed = widest == 1 || widest * widest * nbytes <= PACKED;
+    (packed && most.saturating_mul(nbytes) <= PER_CALL).then_some((l, nodes))
 }
 
 /// Where member `i` of this PE's node has the symmetric range `addr..addr+len` in this process (the
@@ -198,73 +212,101 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
         };
     };
     let widest = nodes.iter().map(Vec::len).max().unwrap_or(1);
-    // 16-byte words: aligned for every element type.
-    let mut buf = vec![0u128; (widest * widest * nbytes).div_ceil(16)];
-    let packed = buf.as_mut_ptr().cast::<T>();
-    // Node j's blocks into `buf`: for each member of this node, its blocks for node j's members.
+    // This node's blocks for one node at a time (at most the widest); kept by the thread, aligned
+    // for every element type.
+    // SAFETY: bytes, any pattern valid.
+    let mut out = unsafe { Scratch::<u8>::new(mine.len() * widest * nbytes) };
+    let packed = out.bytes_mut().as_mut_ptr().cast::<T>();
+    // Node j's blocks into `out`: for each member of this node, its blocks for node j's members.
     let pack_for = |j: usize| {
         let mut at = 0;
         for &from in &sources {
             for &blk in &nodes[j] {
-                // SAFETY: `buf` holds the widest node's blocks for the widest node.
+                // SAFETY: `out` holds this node's blocks for the widest node.
                 pack(unsafe { packed.add(at) }, from, blk);
                 at += b.nelems;
             }
         }
     };
-    let leaders = l.leaders.len();
-    // Node `me + 1` first, so that the leaders do not all send to the same one at once.
-    for j in (1..leaders).map(|k| (l.node + k) % leaders) {
-        let len = mine.len() * nodes[j].len() * nbytes;
-        let bytes = match run(&nodes[j]) {
-            // SAFETY: node j's blocks of this PE's source, one run of it (a single member here,
-            // node j's members consecutive, the elements packed), not written while it lives.
-            Some(first) if mine.len() == 1 && b.sst == 1 => unsafe {
-                slice::from_raw_parts(sources[0].add(first * b.nelems).cast::<u8>(), len)
-            },
-            _ => {
-                pack_for(j);
-                // SAFETY: the packed blocks, not written while the slice lives.
-                unsafe { slice::from_raw_parts(packed.cast::<u8>(), len) }
-            }
-        };
-        msg.send(l.leaders[j], l.node as u64, bytes);
-    }
-    // This node's own blocks: all read before any is written, as `dest` may overlap `source`.
-    pack_for(l.node);
-    let unpack_from = |j: usize| {
+    // Node j's blocks for this node, packed at `from`, into the members' destinations.
+    let unpack_from = |j: usize, from: *const T| {
         let mut at = 0;
         for &blk in &nodes[j] {
             for &to in &dests {
-                // SAFETY: `buf` holds node j's blocks for this node, packed in this order.
-                unpack(to, unsafe { packed.add(at) }, blk);
+                // SAFETY: `from` holds node j's blocks for this node, packed in this order.
+                unpack(to, unsafe { from.add(at) }, blk);
                 at += b.nelems;
             }
         }
     };
-    unpack_from(l.node);
-    // In the order the leaders sent them: leader `node - k` sends to this one `k`-th.
+    let leaders = l.leaders.len();
+    // A lone member whose destination and source do not overlap takes another node's blocks
+    // straight into its destination where they are one run of it (that node's members
+    // consecutive, the elements packed): they may land there while it still reads its source.
+    let (d, s) = (dest as usize, source as usize);
+    let apart = d + dspan <= s || s + sspan <= d;
+    let direct = |j: usize| run(&nodes[j]).filter(|_| mine.len() == 1 && b.dst == 1 && apart);
+    // The others' blocks into `inbox`, node after node.
+    let boxed: usize = (0..leaders)
+        .filter(|&j| j != l.node && direct(j).is_none())
+        .map(|j| nodes[j].len() * mine.len() * nbytes)
+        .sum();
+    // SAFETY: as `out`.
+    let mut inbox = unsafe { Scratch::<u8>::new(boxed) };
+    let boxes = inbox.bytes_mut().as_mut_ptr();
+    let mut unboxed = Vec::new();
+    let mut incoming = Vec::with_capacity(leaders - 1);
+    let mut at = 0;
+    // In the order the leaders send to this one: leader `node - k` sends here `k`-th.
     for j in (1..leaders).map(|k| (l.node + leaders - k) % leaders) {
         let len = nodes[j].len() * mine.len() * nbytes;
-        match run(&nodes[j]) {
-            Some(first) if mine.len() == 1 && b.dst == 1 => {
-                // SAFETY: node j's blocks of this PE's destination, one run of it (as above);
-                // every source was read before this.
-                let into = unsafe { dest.add(first * b.nelems).cast::<u8>() };
-                // SAFETY: as above, `len` bytes from `into`.
-                msg.receive(l.leaders[j], j as u64, unsafe {
-                    slice::from_raw_parts_mut(into, len)
-                })
+        let into = match direct(j) {
+            // SAFETY: node j's blocks of this PE's destination, one run of it, apart from its
+            // source; nothing else reads or writes it during the call.
+            Some(first) => unsafe { dest.add(first * b.nelems).cast::<u8>() },
+            None => {
+                unboxed.push((j, at));
+                at += len;
+                // SAFETY: `len` bytes of `inbox` from `at - len`, node j's alone.
+                unsafe { boxes.add(at - len) }
             }
-            _ => {
-                // SAFETY: the first `len` bytes of `buf`, not read or written otherwise while
-                // the slice lives.
-                msg.receive(l.leaders[j], j as u64, unsafe {
-                    slice::from_raw_parts_mut(packed.cast::<u8>(), len)
-                });
-                unpack_from(j);
-            }
+        };
+        incoming.push(Incoming {
+            from: l.leaders[j],
+            step: j as u64,
+            // SAFETY: as above; the slices do not overlap each other.
+            into: unsafe { slice::from_raw_parts_mut(into, len) },
+        });
+    }
+    // Posts the receives, sends this node's blocks to each other node, then waits for the rest.
+    msg.receive_all_after(&mut incoming, || {
+        // Node `me + 1` first, so that the leaders do not all send to the same one at once.
+        for j in (1..leaders).map(|k| (l.node + k) % leaders) {
+            let len = mine.len() * nodes[j].len() * nbytes;
+            let bytes = match run(&nodes[j]) {
+                // SAFETY: node j's blocks of this PE's source, one run of it (a single member
+                // here, node j's members consecutive, the elements packed), not written while it
+                // lives (a destination that overlaps it takes nothing before the sends are done).
+                Some(first) if mine.len() == 1 && b.sst == 1 => unsafe {
+                    slice::from_raw_parts(sources[0].add(first * b.nelems).cast::<u8>(), len)
+                },
+                _ => {
+                    pack_for(j);
+                    // SAFETY: the packed blocks, not written while the slice lives.
+                    unsafe { slice::from_raw_parts(packed.cast::<u8>(), len) }
+                }
+            };
+            msg.send(l.leaders[j], l.node as u64, bytes);
         }
+    });
+    drop(incoming);
+    // This node's own blocks: all read before any destination is written (only a destination apart
+    // from every source took blocks in place), as `dest` may overlap `source`.
+    pack_for(l.node);
+    unpack_from(l.node, packed);
+    for (j, at) in unboxed {
+        // SAFETY: node j's region of `inbox`, complete.
+        unpack_from(j, unsafe { boxes.add(at) }.cast::<T>());
     }
     shm::order();
     for &i in &l.locals {

@@ -281,18 +281,19 @@ pub(crate) trait Network: Sized {
         Err(Error::new("this network carries no collective messages"))
     }
 
-    /// Receives the message of a collective call under `tag` into `into`: posts the receive, so
-    /// that a message arriving after it may land in `into` without a copy in between, then runs
-    /// `wait` with a test of where the message is ([`Arrival`]) and returns what `wait` returns.
-    /// What arrives is moved by the polls of a wait that serves with `signals`
-    /// ([`Network::serve`]). A receive still pending when `wait` returns is withdrawn.
-    fn receive_message<R>(
+    /// Receives messages of collective calls, each under its tag into its buffer (`posts`): posts
+    /// every receive, so that a message arriving after it may land in its buffer without a copy in
+    /// between, then runs `wait` with a test of where the `k`-th message is ([`Arrival`]) and
+    /// returns what `wait` returns. Messages of one tag from one sender are taken in the order they
+    /// were sent, by the posts of that tag in order. What arrives is moved by the polls of a wait
+    /// that serves with `signals` ([`Network::serve`]). The receives still pending when `wait`
+    /// returns are withdrawn.
+    fn receive_messages<R>(
         &self,
-        tag: u64,
-        into: &mut [u8],
-        wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
+        posts: &mut [(u64, &mut [u8])],
+        wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
     ) -> Result<R> {
-        let _ = (tag, into, wait);
+        let _ = (posts, wait);
         Err(Error::new("this network carries no collective messages"))
     }
 
@@ -551,14 +552,23 @@ impl Remote {
         each!(self, n => Network::send_message(n, pe, tag, bytes, wait))
     }
 
-    /// See [`Network::receive_message`].
+    /// See [`Network::receive_messages`].
+    pub(crate) fn receive_messages<R>(
+        &self,
+        posts: &mut [(u64, &mut [u8])],
+        wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
+    ) -> Result<R> {
+        each!(self, n => Network::receive_messages(n, posts, wait))
+    }
+
+    /// [`Remote::receive_messages`] of one message: under `tag` into `into`.
     pub(crate) fn receive_message<R>(
         &self,
         tag: u64,
         into: &mut [u8],
         wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
     ) -> Result<R> {
-        each!(self, n => Network::receive_message(n, tag, into, wait))
+        self.receive_messages(&mut [(tag, into)], |test| wait(&mut || test(0)))
     }
 
     /// See [`Network::raises_apart`].

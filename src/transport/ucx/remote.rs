@@ -274,22 +274,19 @@ impl transport::Network for Network {
         })?)
     }
 
-    fn receive_message<R>(
+    fn receive_messages<R>(
         &self,
-        tag: u64,
-        into: &mut [u8],
-        wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<Arrival>) -> R,
+        posts: &mut [(u64, &mut [u8])],
+        wait: impl FnOnce(&mut dyn FnMut(usize) -> transport::Result<Arrival>) -> R,
     ) -> transport::Result<R> {
-        Ok(self
-            .signals
-            .receive_message(tag | MESSAGE_TAG, into, |test| {
-                wait(&mut || match test() {
-                    Ok(None) => Ok(Arrival::Pending),
-                    Ok(Some(n)) => Ok(Arrival::In(n)),
-                    Err(e) if e.status == UCS_ERR_MESSAGE_TRUNCATED => Ok(Arrival::Longer),
-                    Err(e) => Err(e.into()),
-                })
-            })?)
+        Ok(self.signals.receive_messages(posts, |test| {
+            wait(&mut |k| match test(k) {
+                Ok(None) => Ok(Arrival::Pending),
+                Ok(Some(n)) => Ok(Arrival::In(n)),
+                Err(e) if e.status == UCS_ERR_MESSAGE_TRUNCATED => Ok(Arrival::Longer),
+                Err(e) => Err(e.into()),
+            })
+        })?)
     }
 
     fn raises_apart(&self, pe: usize) -> bool {

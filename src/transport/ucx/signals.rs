@@ -181,59 +181,60 @@ impl Signals {
         Ok(wait(&mut || pending.test().map(|sent| sent.is_some())))
     }
 
-    /// Receives the message under `tag` into `into`: posts the receive, then runs `wait` with a
-    /// test of whether the message is in (`Some` of its length), and returns what `wait` returns.
-    /// A message that arrives after the post lands in `into` straight from the network's buffers;
-    /// one that arrived before is copied out of UCX's queue of unexpected messages. One longer
-    /// than `into` is an error; a shorter one is in when the test says its length. The test makes
-    /// no progress: the polls of a wait do ([`Signals::poll`]). A receive still pending when `wait`
-    /// returns is cancelled.
-    pub fn receive_message<R>(
+    /// Receives the collectives' messages under the tags of `posts` (with [`MESSAGE_TAG`] set),
+    /// each into its buffer: posts every receive, then runs `wait` with a test of whether the
+    /// `k`-th message is in (`Some` of its length), and returns what `wait` returns. A message that arrives after its post lands in its buffer
+    /// straight from the network's; one that arrived before is copied out of UCX's queue of
+    /// unexpected messages. Messages of one tag from one sender are taken in the order they were
+    /// sent, by the posts of that tag in order. One longer than its buffer is an error; a shorter
+    /// one is in when the test says its length. The test makes no progress: the polls of a wait
+    /// do ([`Signals::poll`]). The receives still pending when `wait` returns (or when a post
+    /// fails) are cancelled.
+    pub fn receive_messages<R>(
         &self,
-        tag: u64,
-        into: &mut [u8],
-        wait: impl FnOnce(&mut dyn FnMut() -> Result<Option<usize>>) -> R,
+        posts: &mut [(u64, &mut [u8])],
+        wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Option<usize>>) -> R,
     ) -> Result<R> {
-        debug_assert_ne!(tag & MESSAGE_TAG, 0, "a message's tag is not a record's");
         // Always a request, whose test tells the length: UCX 1.13 leaves the receive information
         // unwritten when it completes a receive at once.
         let param = ucp_request_param_t {
             op_attr_mask: UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
             ..Default::default()
         };
-        // SAFETY: the worker is live; `into` is borrowed until the receive completes or is
-        // cancelled (`Pending`'s drop, before this function returns).
-        let status = unsafe {
-            ucp_tag_recv_nbx(
-                self.worker.handle.raw,
-                into.as_mut_ptr().cast(),
-                into.len(),
-                tag,
-                ucp_tag_t::MAX,
-                &param,
-            )
-        };
-        if UCS_PTR_IS_ERR(status) || status.is_null() {
-            let error = if status.is_null() {
-                Error {
+        let mut pending = Vec::with_capacity(posts.len());
+        for (tag, into) in posts.iter_mut() {
+            // SAFETY: the worker is live; `into` is borrowed until the receive completes or is
+            // cancelled (`Pending`'s drop, before this function returns).
+            let status = unsafe {
+                ucp_tag_recv_nbx(
+                    self.worker.handle.raw,
+                    into.as_mut_ptr().cast(),
+                    into.len(),
+                    *tag | MESSAGE_TAG,
+                    ucp_tag_t::MAX,
+                    &param,
+                )
+            };
+            if status.is_null() {
+                return Err(Error {
                     call: "ucp_tag_recv_nbx (no request despite UCP_OP_ATTR_FLAG_NO_IMM_CMPL)",
                     status: UCS_ERR_INVALID_PARAM,
-                }
-            } else {
-                Error {
+                });
+            }
+            if UCS_PTR_IS_ERR(status) {
+                return Err(Error {
                     call: "ucp_tag_recv_nbx",
                     status: UCS_PTR_STATUS(status),
-                }
-            };
-            return Ok(wait(&mut || Err(error)));
+                });
+            }
+            pending.push(Pending {
+                raw: status,
+                worker: &self.worker.handle,
+                receive: true,
+                length: None,
+            });
         }
-        let mut pending = Pending {
-            raw: status,
-            worker: &self.worker.handle,
-            receive: true,
-            length: None,
-        };
-        Ok(wait(&mut || pending.test()))
+        Ok(wait(&mut |k| pending[k].test()))
     }
 
     /// Progresses the worker once and applies every record that has arrived. Whether one did.
@@ -291,7 +292,7 @@ impl Signals {
     }
 }
 
-/// A collective's message in flight ([`Signals::send`], [`Signals::receive_message`]):
+/// A collective's message in flight ([`Signals::send`], [`Signals::receive_messages`]):
 /// UCX reads or writes a buffer that outlives this.
 struct Pending<'a> {
     /// The UCX request; NULL once complete and freed.
