@@ -20,9 +20,9 @@
 //! each leader moves about the data's size once (twice for a reduction) whatever the number of
 //! nodes; fcollect gathers each node's blocks at its leader, which fetches the other nodes' (and so
 //! does collect over nodes that each hold a run of consecutive members); a scan over such nodes
-//! goes up and down the leaders' tree. An alltoall across nodes goes as one message from each node's
-//! leader to each other ([`pairwise`]) where no leader sends more than 8 MiB in the call and, on
-//! nodes of several members, no message is over 128 KiB.
+//! goes up and down the leaders' tree. An alltoall across nodes goes as one message from each
+//! node's leader to each other ([`pairwise`]) where no leader sends more than 8 MiB in the call
+//! and, on nodes of several members, no message is over 128 KiB.
 //! Reductions and scans across nodes combine in one fixed order (members in member order within a
 //! node, then the nodes' partial results along the tree or in node order), the same in every run.
 

@@ -183,13 +183,13 @@ impl Signals {
 
     /// Receives the collectives' messages under the tags of `posts` (with [`MESSAGE_TAG`] set),
     /// each into its buffer: posts every receive, then runs `wait` with a test of whether the
-    /// `k`-th message is in (`Some` of its length), and returns what `wait` returns. A message that arrives after its post lands in its buffer
-    /// straight from the network's; one that arrived before is copied out of UCX's queue of
-    /// unexpected messages. Messages of one tag from one sender are taken in the order they were
-    /// sent, by the posts of that tag in order. One longer than its buffer is an error; a shorter
-    /// one is in when the test says its length. The test makes no progress: the polls of a wait
-    /// do ([`Signals::poll`]). The receives still pending when `wait` returns (or when a post
-    /// fails) are cancelled.
+    /// `k`-th message is in (`Some` of its length), and returns what `wait` returns. A message
+    /// that arrives after its post lands in its buffer straight from the network's; one that
+    /// arrived before is copied out of UCX's queue of unexpected messages. Messages of one tag
+    /// from one sender are taken in the order they were sent, by the posts of that tag in order.
+    /// One longer than its buffer is an error; a shorter one is in when the test says its length.
+    /// The test makes no progress: the polls of a wait do ([`Signals::poll`]). The receives still
+    /// pending when `wait` returns (or when a post fails, without running `wait`) are cancelled.
     pub fn receive_messages<R>(
         &self,
         posts: &mut [(u64, &mut [u8])],
