@@ -47,7 +47,8 @@ static inline void check_prefix(int me, const char *file) {
     } while (0)
 
 static inline unsigned char check_byte(unsigned long long seed, size_t k) {
-    unsigned long long x = seed * 0x9e3779b97f4a7c15ull ^ (unsigned long long)k * 0xc2b2ae3d27d4eb4full;
+    unsigned long long x = seed * 0x9e3779b97f4a7c15ull;
+    x ^= (unsigned long long)k * 0xc2b2ae3d27d4eb4full;
     x ^= x >> 29;
     x *= 0xbf58476d1ce4e5b9ull;
     x ^= x >> 32;
