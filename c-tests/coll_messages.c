@@ -16,10 +16,11 @@
 //   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
 // - fcollect on the world team and through fcollect64, of blocks whose total is on both sides of
 //   the message limit;
+// - collect on the world team, of lengths that differ between the PEs and the rounds (some 0);
 // Three of the rounds add a broadcast of 1 MiB (by messages in chunks from 4 leaders on), and calls
 // past the largest message (4 MiB): a broadcast and a long sum, by team and by active set, which go
-// as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect,
-// which takes the ring's gets.
+// as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect and
+// a collect, which take the ring's gets.
 // Then a root far ahead of a slow reader (run_ahead, below), crossing that window, and alltoalls
 // back to back, on both sides of the most a leader sends by messages (alltoalls, below).
 // Every element is checked by every PE.
@@ -60,9 +61,9 @@ static void broadcast_round(shmem_team_t team, int tme, int tsize, int round, si
 }
 
 /* The calls past the largest message, in round `round`, in symmetric buffers of LARGE bytes (`fd`:
- * npes blocks of LARGE / npes rounded up to 8). */
+ * npes blocks of LARGE / npes rounded up to 8; `cd`: LARGE and 16 bytes a PE). */
 static void large_round(int round, unsigned char *bs, unsigned char *bd, long *ls, long *ld,
-                        long *wrk, unsigned char *fd) {
+                        long *wrk, unsigned char *fd, unsigned char *cd) {
     int root = (round / 7 + 1) % npes;
     /* 1 MiB and 8 bytes: from 4 leaders the ring's chunks, by messages, of unequal sizes. */
     for (int form = 0; form < 2; form++) {
@@ -115,6 +116,17 @@ static void large_round(int round, unsigned char *bs, unsigned char *bd, long *l
     for (int pe = 0; pe < npes; pe++)
         for (size_t k = 0; k < block; k++) bad += fd[pe * block + k] != byte(round + pe, k);
     CHECK(bad == 0, "round %d: fcollectmem of %zu bytes a PE: %zu wrong", round, block, bad);
+
+    /* collect of more than the largest message in all (each leader then gets the other nodes'
+     * runs), the contributions of three lengths. */
+    size_t mine = (size_t)(LARGE / npes + 8 * (me % 3)), at = 0;
+    for (size_t k = 0; k < mine; k++) bs[k] = byte(round + 3 * me, k);
+    shmem_collectmem(SHMEM_TEAM_WORLD, cd, bs, mine);
+    bad = 0;
+    for (int pe = 0; pe < npes; pe++)
+        for (size_t k = 0; k < (size_t)(LARGE / npes + 8 * (pe % 3)); k++)
+            bad += cd[at++] != byte(round + 3 * pe, k);
+    CHECK(bad == 0, "round %d: collectmem of about %zu bytes a PE: %zu wrong", round, mine, bad);
 }
 
 /* A root far ahead of a slow reader: RUN calls back to back from PE 0, by team and by active set:
@@ -239,13 +251,14 @@ int main(void) {
     long *ls = shmem_malloc(LARGE), *ld = shmem_malloc(LARGE);
     long *wrk = shmem_malloc((LARGE / 16 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(long));
     unsigned char *fd = shmem_malloc((size_t)npes * ((LARGE / npes + 7) / 8 * 8));
-    if (!(bs && bd && ls && ld && wrk && fd)) {
+    unsigned char *cd = shmem_malloc(LARGE + 16 * (size_t)npes);
+    if (!(bs && bd && ls && ld && wrk && fd && cd)) {
         CHECK(0, "shmem_malloc of the large buffers failed");
         shmem_global_exit(1);
     }
     shmem_barrier_all();
     for (int round = 0; round < ROUNDS; round++) {
-        if (round % 149 == 0) large_round(round, bs, bd, ls, ld, wrk, fd);
+        if (round % 149 == 0) large_round(round, bs, bd, ls, ld, wrk, fd, cd);
         size_t len = lens[round % 5];
         broadcast_round(SHMEM_TEAM_WORLD, me, npes, round, len);
         if (odd != SHMEM_TEAM_INVALID)
@@ -310,10 +323,24 @@ int main(void) {
                 wrong += fdst[pe * (block / 8 * 8) + k] != byte(round + pe, k);
         CHECK(wrong == 0, "round %d: fcollect64 of %zu words a PE: %zu bytes wrong", round,
               block / 8, wrong);
+
+        /* collect of lengths that differ between the PEs and the rounds, some of them 0. */
+        size_t len_of[64], total = 0;
+        for (int pe = 0; pe < npes; pe++)
+            total += len_of[pe] = (size_t)((round + pe) % 4 * 1000 + pe % 2);
+        for (size_t k = 0; k < len_of[me]; k++) bsrc[k] = byte(round + 5 * me, k);
+        shmem_collectmem(SHMEM_TEAM_WORLD, fdst, bsrc, len_of[me]);
+        wrong = 0;
+        size_t at = 0;
+        for (int pe = 0; pe < npes; pe++)
+            for (size_t k = 0; k < len_of[pe]; k++) wrong += fdst[at++] != byte(round + 5 * pe, k);
+        CHECK(wrong == 0, "round %d: collectmem of %zu bytes in all: %zu bytes wrong", round, total,
+              wrong);
     }
     run_ahead();
     alltoalls(odd, bs, bd);
     if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+    shmem_free(cd);
     shmem_free(fd);
     shmem_free(wrk);
     shmem_free(ld);

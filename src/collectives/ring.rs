@@ -528,15 +528,18 @@ unsafe fn exchange_blocks(
     }
 }
 
-/// `collect` over a group on several nodes that each hold a run of consecutive members, some of
-/// them two or more (true), or false if another algorithm should run. Every member publishes its
-/// length and arrives at its leader; each leader publishes its node's total, and after the
-/// leaders' first barrier (`sizes`) loads the other nodes' totals (one get each, all at once), so
-/// that it knows where its node's run goes; it copies the run there in its destination, and after
-/// the second (`ready`) fetches each other node's run from that node's leader (one get each, all
-/// at once); after the third (`done`: nobody reads its destination any more) it copies the result
-/// to its members. So a leader sends `2 (L - 1)` messages and `3 ceil(log2 L)` signals, the other
-/// members none, where the flat collect costs every PE a load and a get per member off its node.
+/// `collect` over a group on several nodes that each hold a run of consecutive members (true), or
+/// false if another algorithm should run. Every member publishes its length and arrives at its
+/// leader, and each leader learns the other nodes' totals, so that it knows where each node's run
+/// goes, and copies its own run there in its destination. Where the network carries messages the
+/// leaders all-gather the totals (one word a node) and then, if the data is at most
+/// `message::LARGEST` in all, the runs by recursive doubling ([`exchange_blocks`]): `2 log2 L`
+/// messages a leader. Else each leader publishes its node's total and after the leaders' first
+/// barrier (`sizes`) loads the others (one get each, all at once); after the second (`ready`) it
+/// fetches each other node's run from that node's leader (one get each, all at once), and after
+/// the third (`done`: nobody reads its destination any more) copies the result to its members. So
+/// a leader sends `2 (L - 1)` messages and `3 ceil(log2 L)` signals, the other members none, where
+/// the flat collect costs every PE a load and a get per member off its node.
 ///
 /// # Safety
 /// As `flat::collect`.
@@ -546,12 +549,16 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     if c.w.locate(dest as usize, 1).is_none() {
         return false;
     }
-    // With one member per node the flat collect is the same plan without the `sizes` barrier.
-    let Some(l) = node::layout(c.w, m, None).filter(|l| l.leaders.len() < m.size && l.in_runs)
+    let carried = message::carried(c);
+    // With one member per node and no messages the flat collect is the same plan without the
+    // `sizes` barrier.
+    let Some(l) =
+        node::layout(c.w, m, None).filter(|l| l.in_runs && (carried || l.leaders.len() < m.size))
     else {
         return false;
     };
     let [local, sizes, ready, done] = [0, 1, 2, 3].map(|_| Sig::new(c.w, c.call, &c.g));
+    let messages = carried.then(|| Messages::of(c, &local));
     c.publish(0, nbytes as u64);
     if node::gather_at_leader(&local, &l, m) {
         return true;
@@ -561,15 +568,31 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         .chain(l.locals.iter().map(|&i| (i, c.published(i, 0) as usize)))
         .collect();
     let ours: usize = run.iter().map(|&(_, len)| len).sum();
-    c.publish(1, ours as u64);
-    shm::order();
-    node::disseminate(&sizes, &l, m);
-    let mut totals: Vec<usize> = c
-        .published_each(&l.leaders, 1)
-        .into_iter()
-        .map(|t| t as usize)
-        .collect();
-    totals[l.node] = ours;
+    let leaders = l.leaders.len();
+    let nodes: Vec<usize> = (0..leaders).collect();
+    let totals: Vec<usize> = match &messages {
+        Some(msg) => {
+            let mut words = vec![0u64; leaders];
+            words[l.node] = ours as u64;
+            let blocks: Vec<(usize, usize)> = (0..leaders).map(|k| (8 * k, 8)).collect();
+            let at = words.as_mut_ptr().cast::<u8>();
+            // SAFETY: `words` holds one word a node, ours filled in, written by nobody else.
+            unsafe { exchange_blocks(&l, msg, &blocks, &nodes, at, Some(at)) };
+            words.into_iter().map(|t| t as usize).collect()
+        }
+        None => {
+            c.publish(1, ours as u64);
+            shm::order();
+            node::disseminate(&sizes, &l, m);
+            let mut totals: Vec<usize> = c
+                .published_each(&l.leaders, 1)
+                .into_iter()
+                .map(|t| t as usize)
+                .collect();
+            totals[l.node] = ours;
+            totals
+        }
+    };
     let total: usize = totals.iter().sum();
     let starts: Vec<usize> = totals
         .iter()
@@ -589,9 +612,17 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         unsafe { shm::copy(dest.add(at), view.addr() as *const u8, len) };
         at += len;
     }
+    if let Some(msg) = messages.as_ref().filter(|_| total <= message::LARGEST) {
+        let blocks: Vec<(usize, usize)> = (0..leaders).map(|k| (starts[k], totals[k])).collect();
+        // SAFETY: our destination holds `total`, our node's run in it.
+        unsafe { exchange_blocks(&l, msg, &blocks, &nodes, dest, Some(dest)) };
+        // SAFETY: our destination holds every member's contribution now.
+        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        return true;
+    }
     shm::order();
     node::disseminate(&ready, &l, m);
-    for k in (0..l.leaders.len()).filter(|&k| k != l.node) {
+    for k in (0..leaders).filter(|&k| k != l.node) {
         let (start, len) = (starts[k], totals[k]);
         // SAFETY: this range of our destination is written by nobody else in this call and read
         // only after the quiet below; leader k's holds its node's run since `ready`.
