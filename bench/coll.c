@@ -7,6 +7,7 @@
  *   broadcast      shmem_broadcast64 from PE 0, `size` bytes
  *   reduce_sum     shmem_long_sum_to_all, `size` bytes of longs
  *   fcollect       shmem_fcollect64, `size` bytes from every PE
+ *   collect        shmem_collect64, `size` bytes from every PE (the path of sizes that may differ)
  *   alltoall       shmem_alltoall64, `size` bytes to every PE
  *
  * Consecutive calls alternate between two pSync arrays, as the spec allows without a barrier.
@@ -51,6 +52,12 @@ static void op_fcollect(void *a, long i) {
     shmem_fcollect64(c->dst, c->src, c->bytes / 8, 0, 0, c->npes, psync[i & 1]);
     bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
+static void op_collect(void *a, long i) {
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
+    shmem_collect64(c->dst, c->src, c->bytes / 8, 0, 0, c->npes, psync[i & 1]);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
+}
 static void op_alltoall(void *a, long i) {
     struct bench_coll *c = a;
     bench_coll_before(c, c->bytes * (size_t)c->npes, i);
@@ -88,6 +95,7 @@ int main(int argc, char **argv) {
         bench_collective("broadcast", sz, npes, 0, &cfg, ns, op_broadcast, &c);
         bench_collective("reduce_sum", sz, npes, 0, &cfg, ns, op_reduce, &c);
         bench_collective("fcollect", sz, npes, 0, &cfg, ns, op_fcollect, &c);
+        bench_collective("collect", sz, npes, 0, &cfg, ns, op_collect, &c);
         bench_collective("alltoall", sz, npes, 0, &cfg, ns, op_alltoall, &c);
     }
     shmem_barrier_all();

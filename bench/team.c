@@ -7,6 +7,7 @@
  *   team_broadcast   shmem_broadcastmem from PE 0
  *   team_reduce_sum  shmem_long_sum_reduce
  *   team_fcollect    shmem_fcollectmem
+ *   team_collect     shmem_collectmem, the same size from every PE (the path of varying sizes)
  *   team_alltoall    shmem_alltoallmem
  *
  * -s SIZES measures those sizes only (multiples of 8 up to 1 MiB; with -q up to 64 KiB).
@@ -42,6 +43,12 @@ static void op_fcollect(void *a, long i) {
     shmem_fcollectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
     bench_coll_after(c, c->bytes * (size_t)c->npes);
 }
+static void op_collect(void *a, long i) {
+    struct bench_coll *c = a;
+    bench_coll_before(c, c->bytes, i);
+    shmem_collectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+    bench_coll_after(c, c->bytes * (size_t)c->npes);
+}
 static void op_alltoall(void *a, long i) {
     struct bench_coll *c = a;
     bench_coll_before(c, c->bytes * (size_t)c->npes, i);
@@ -74,6 +81,7 @@ int main(int argc, char **argv) {
         bench_collective("team_broadcast", sz, npes, 0, &cfg, ns, op_broadcast, &c);
         bench_collective("team_reduce_sum", sz, npes, 0, &cfg, ns, op_reduce, &c);
         bench_collective("team_fcollect", sz, npes, 0, &cfg, ns, op_fcollect, &c);
+        bench_collective("team_collect", sz, npes, 0, &cfg, ns, op_collect, &c);
         bench_collective("team_alltoall", sz, npes, 0, &cfg, ns, op_alltoall, &c);
     }
     shmem_barrier_all();
