@@ -532,14 +532,16 @@ unsafe fn exchange_blocks(
 /// false if another algorithm should run. Every member publishes its length and arrives at its
 /// leader, and each leader learns the other nodes' totals, so that it knows where each node's run
 /// goes, and copies its own run there in its destination. Where the network carries messages the
-/// leaders all-gather the totals (one word a node) and then, if the data is at most
-/// `message::LARGEST` in all, the runs by recursive doubling ([`exchange_blocks`]): `2 log2 L`
-/// messages a leader. Else each leader publishes its node's total and after the leaders' first
-/// barrier (`sizes`) loads the others (one get each, all at once); after the second (`ready`) it
-/// fetches each other node's run from that node's leader (one get each, all at once), and after
-/// the third (`done`: nobody reads its destination any more) copies the result to its members. So
-/// a leader sends `2 (L - 1)` messages and `3 ceil(log2 L)` signals, the other members none, where
-/// the flat collect costs every PE a load and a get per member off its node.
+/// leaders all-gather the totals (one word a node) by recursive doubling ([`exchange_blocks`]),
+/// and then, if the data is at most `message::LARGEST` in all, the runs the same way: `2 log2 L`
+/// messages a leader and no barrier (the two exchanges reuse the steps between the same leaders;
+/// one sender's messages of one tag are taken in order). Without messages each leader publishes
+/// its node's total and, after the leaders' first barrier (`sizes`), loads the others (one get
+/// each, all at once). Then, without messages or with more data, after the second barrier
+/// (`ready`) a leader fetches each other node's run from that node's leader (one get each, all at
+/// once), and after the third (`done`: nobody reads its destination any more) copies the result to
+/// its members: `2 (L - 1)` messages a leader and `3 ceil(log2 L)` signals, the other members none,
+/// where the flat collect costs every PE a load and a get per member off its node.
 ///
 /// # Safety
 /// As `flat::collect`.
