@@ -32,6 +32,7 @@
 //! takes this path on up to [`message::STEPS`] nodes.
 
 use super::Coll;
+use super::call::ranges_overlap;
 use super::message::{self, Incoming, Messages};
 use super::node::{self, Layout, Sig, Word};
 use super::scratch::Scratch;
@@ -243,8 +244,7 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     // A lone member whose destination and source do not overlap takes another node's blocks
     // straight into its destination where they are one run of it (that node's members
     // consecutive, the elements packed): they may land there while it still reads its source.
-    let (d, s) = (dest as usize, source as usize);
-    let apart = d + dspan <= s || s + sspan <= d;
+    let apart = !ranges_overlap(dest as usize, dspan, source as usize, sspan);
     let direct = |j: usize| run(&nodes[j]).filter(|_| mine.len() == 1 && b.dst == 1 && apart);
     // The others' blocks into `inbox`, node after node.
     let boxed: usize = (0..leaders)
