@@ -16,7 +16,8 @@
 //   and a broadcast on the team of the odd PEs, whose calls interleave with the world's;
 // - fcollect on the world team and through fcollect64, of blocks whose total is on both sides of
 //   the message limit;
-// - collect on the world team, of lengths that differ between the PEs and the rounds (some 0);
+// - collect on the world team, of lengths that differ between the PEs and the rounds (some 0), in
+//   all on both sides of what the first exchange of a collect carries with the nodes' totals;
 // Three of the rounds add a broadcast of 1 MiB (by messages in chunks from 4 leaders on), and calls
 // past the largest message (4 MiB): a broadcast and a long sum, by team and by active set, which go
 // as a sequence of pieces where the ring does not take them (2 and 3 leaders), and an fcollect and
@@ -39,6 +40,7 @@ static unsigned char bsrc[20000], bdst[20000];
 static long lsrc[MAXN], ldst[MAXN];
 static double dsrc[MAXN], ddst[MAXN];
 static unsigned char fdst[8 * 4000];
+static unsigned char cdst[8 * 12004];
 /* Broadcasts use the first two, reductions the last two, each pair alternating. */
 static long psync[4][SHMEM_REDUCE_SYNC_SIZE];
 static long pwrk[2][MAXN / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
@@ -324,16 +326,18 @@ int main(void) {
         CHECK(wrong == 0, "round %d: fcollect64 of %zu words a PE: %zu bytes wrong", round,
               block / 8, wrong);
 
-        /* collect of lengths that differ between the PEs and the rounds, some of them 0. */
-        size_t len_of[64], total = 0;
+        /* collect of lengths that differ between the PEs and the rounds, some of them 0, in all
+         * on both sides of what its first exchange carries with the totals (16 KiB), a node's
+         * and a group's alone too. */
+        size_t len_of[64], total = 0, scale = (size_t)1000 << round % 3;
         for (int pe = 0; pe < npes; pe++)
-            total += len_of[pe] = (size_t)((round + pe) % 4 * 1000 + pe % 2);
+            total += len_of[pe] = (size_t)((round + pe) % 4) * scale + pe % 2;
         for (size_t k = 0; k < len_of[me]; k++) bsrc[k] = byte(round + 5 * me, k);
-        shmem_collectmem(SHMEM_TEAM_WORLD, fdst, bsrc, len_of[me]);
+        shmem_collectmem(SHMEM_TEAM_WORLD, cdst, bsrc, len_of[me]);
         wrong = 0;
         size_t at = 0;
         for (int pe = 0; pe < npes; pe++)
-            for (size_t k = 0; k < len_of[pe]; k++) wrong += fdst[at++] != byte(round + 5 * pe, k);
+            for (size_t k = 0; k < len_of[pe]; k++) wrong += cdst[at++] != byte(round + 5 * pe, k);
         CHECK(wrong == 0, "round %d: collectmem of %zu bytes in all: %zu bytes wrong", round, total,
               wrong);
     }

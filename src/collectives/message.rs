@@ -273,6 +273,22 @@ impl<'a> Messages<'a> {
         }
     }
 
+    /// As [`Messages::receive_after`] for a message of a length the receiver does not know: takes
+    /// it into the start of `into` and returns its length. One longer than `into` ends the job.
+    pub fn receive_some_after(
+        &self,
+        i: usize,
+        step: u64,
+        into: &mut [u8],
+        meanwhile: impl FnOnce(),
+    ) -> usize {
+        let len = into.len();
+        match self.arrive(i, step, into, meanwhile) {
+            Arrival::In(n) => n,
+            arrival => self.mismatch(i, arrival, len),
+        }
+    }
+
     /// Takes the message of each of `incoming` into its buffer, which must be its length: posts
     /// every receive, runs `meanwhile` (what makes the senders send: this leader's own messages of
     /// an exchange), and waits for them all. So a message arriving after its post lands in place,
@@ -350,6 +366,19 @@ impl<'a> Messages<'a> {
         };
         departure::wait_for_message(self.c.w, self.c.call, from, done, what);
         arrival.get()
+    }
+
+    /// Ends the job: member `i` sent `got` bytes that do not read as `what`, which only a
+    /// member in another collective at the same point can do.
+    #[cold]
+    pub fn malformed(&self, i: usize, got: usize, what: &str) -> ! {
+        let from = self.c.g.members.world(i);
+        crate::fatal!(
+            self.c.call,
+            "PE {from} sent {got} bytes that are not {what} (call {} on this group): every PE of \
+             the group must make the same collective calls in the same order",
+            self.number
+        );
     }
 
     /// Ends the job: member `i` sent `arrival` where this member expects `len` bytes.

@@ -528,20 +528,200 @@ unsafe fn exchange_blocks(
     }
 }
 
+/// How many bytes of runs a message of collect's first exchange carries beside their nodes'
+/// totals: where those runs add up to more, it carries the totals alone. A collect of at most this
+/// much in all is done in that one exchange.
+const INLINE: usize = 16 << 10;
+
+/// What a leader knows during and after collect's first exchange ([`exchange_runs`]).
+struct Runs {
+    /// Every node's total, once this leader heard of it.
+    totals: Vec<usize>,
+    /// Where each node's run is in `held`, for the nodes whose run this leader holds.
+    at: Vec<Option<usize>>,
+    /// The runs (and the totals' words of each message received, left in place).
+    held: Scratch<u8>,
+    /// How much of `held` is taken.
+    end: usize,
+}
+
+impl Runs {
+    /// The runs of `nodes` (whose totals this leader knows) add up to this (saturating: the
+    /// totals come from the network).
+    fn sum(&self, nodes: &[usize]) -> usize {
+        nodes
+            .iter()
+            .fold(0, |sum, &k| sum.saturating_add(self.totals[k]))
+    }
+
+    /// Whether the runs of `nodes` travel with their totals.
+    fn fit(&self, nodes: &[usize]) -> bool {
+        self.sum(nodes) <= INLINE
+    }
+
+    /// Packs the message of `nodes` into `packed`; returns its length.
+    fn pack(&self, nodes: &[usize], packed: &mut [u8]) -> usize {
+        let mut len = 0;
+        for &k in nodes {
+            packed[len..len + 8].copy_from_slice(&(self.totals[k] as u64).to_ne_bytes());
+            len += 8;
+        }
+        if self.fit(nodes) {
+            for &k in nodes {
+                let (from, n) = (
+                    self.at[k].expect("the runs of a group that fits are held"),
+                    self.totals[k],
+                );
+                packed[len..len + n].copy_from_slice(&self.held[from..from + n]);
+                len += n;
+            }
+        }
+        len
+    }
+
+    /// Takes leader `from`'s message of step `step`, on `nodes`, sending `send` (to, step, bytes)
+    /// once its receive is posted.
+    fn take(
+        &mut self,
+        l: &Layout,
+        msg: &Messages,
+        from: usize,
+        step: u64,
+        nodes: &[usize],
+        send: Option<(usize, u64, &[u8])>,
+    ) {
+        let end = self.end;
+        let into = &mut self.held[end..end + 8 * nodes.len() + INLINE];
+        let got = msg.receive_some_after(l.leaders[from], step, into, || {
+            if let Some((to, step, bytes)) = send {
+                msg.send(l.leaders[to], step, bytes);
+            }
+        });
+        let words = 8 * nodes.len();
+        if got < words {
+            msg.malformed(l.leaders[from], got, "collect's totals and runs");
+        }
+        for (j, &k) in nodes.iter().enumerate() {
+            let word = into[8 * j..8 * j + 8].try_into().expect("eight bytes");
+            self.totals[k] = u64::from_ne_bytes(word) as usize;
+        }
+        let fit = self.fit(nodes);
+        let runs = if fit { self.sum(nodes) } else { 0 };
+        if got != words + runs {
+            msg.malformed(l.leaders[from], got, "collect's totals and runs");
+        }
+        if fit {
+            let mut at = end + words;
+            for &k in nodes {
+                self.at[k] = Some(at);
+                at += self.totals[k];
+            }
+        }
+        self.end = end + got;
+    }
+}
+
+/// collect's first exchange among the leaders: every node's total, and the runs with them as far
+/// as they fit in [`INLINE`]. Recursive doubling as [`exchange_blocks`], a block a node; a message
+/// holds the totals of the nodes it covers (one word each, in node order), then their runs in the
+/// same order if those add up to at most `INLINE`. Sender and receiver tell which from the totals
+/// alone; a leader holds the run of every node of a group whose runs fit, as every group it
+/// received before is part of it. So where the runs add up to at most `INLINE` in all, every
+/// leader holds them all at the end. `gather` writes this node's run (`ours` bytes) into the
+/// buffer it is given.
+fn exchange_runs(l: &Layout, msg: &Messages, ours: usize, gather: impl FnOnce(&mut [u8])) -> Runs {
+    let (me, n) = (l.node, l.leaders.len());
+    let d = Doubling::new(n, me);
+    let p = d.p;
+    let holder = |k: usize| if k >= p { k - p } else { k };
+    let nodes =
+        |pick: &dyn Fn(usize) -> bool| -> Vec<usize> { (0..n).filter(|&k| pick(k)).collect() };
+    // Our run, then each message received: its totals and the runs it carries.
+    let receives = d.rounds().count() + 1;
+    let mut runs = Runs {
+        totals: vec![0; n],
+        at: vec![None; n],
+        // SAFETY: u8 takes any bits; every byte is written before it is read.
+        held: unsafe { Scratch::new(INLINE + receives * (8 * n + INLINE)) },
+        end: 0,
+    };
+    // SAFETY: as above.
+    let mut packed = unsafe { Scratch::<u8>::new(8 * n + INLINE) };
+    runs.totals[me] = ours;
+    if ours <= INLINE {
+        gather(&mut runs.held[..ours]);
+        runs.at[me] = Some(0);
+        runs.end = ours;
+    }
+    if let Some(j) = d.served_by() {
+        let len = runs.pack(&[me], &mut packed);
+        runs.take(
+            l,
+            msg,
+            j,
+            STEP_RESULT,
+            &nodes(&|k| k != me),
+            Some((j, STEP_EXTRA, &packed[..len])),
+        );
+        return runs;
+    }
+    if let Some(extra) = d.serves() {
+        runs.take(l, msg, extra, STEP_EXTRA, &[extra], None);
+    }
+    for (round, step, partner) in d.rounds() {
+        // The nodes whose runs leader `x` holds before this round (as in `exchange_blocks`).
+        let range = |x: usize| {
+            let first = x & !((1usize << round) - 1);
+            move |k: usize| (first..first + (1 << round)).contains(&holder(k))
+        };
+        let len = runs.pack(&nodes(&range(me)), &mut packed);
+        runs.take(
+            l,
+            msg,
+            partner,
+            step,
+            &nodes(&range(partner)),
+            Some((partner, step, &packed[..len])),
+        );
+    }
+    if let Some(extra) = d.serves() {
+        let len = runs.pack(&nodes(&|k| k != extra), &mut packed);
+        msg.send(l.leaders[extra], STEP_RESULT, &packed[..len]);
+    }
+    runs
+}
+
+/// Copies the run of members `run` (member, length), each one's `source`, to `to`.
+///
+/// # Safety
+/// `to` is writable for the run's length and written by nobody else in this call.
+unsafe fn copy_run(c: &Coll, run: &[(usize, usize)], source: *const u8, mut to: *mut u8) {
+    for &(i, len) in run {
+        let view = c.peer("source", source as usize, len, i, (0, len));
+        // SAFETY: the view holds `len` bytes; `to` has room for them (above).
+        unsafe {
+            shm::copy(to, view.addr() as *const u8, len);
+            to = to.add(len);
+        }
+    }
+}
+
 /// `collect` over a group on several nodes that each hold a run of consecutive members (true), or
 /// false if another algorithm should run. Every member publishes its length and arrives at its
 /// leader, and each leader learns the other nodes' totals, so that it knows where each node's run
 /// goes, and copies its own run there in its destination. Where the network carries messages the
-/// leaders all-gather the totals (one word a node) by recursive doubling ([`exchange_blocks`]),
-/// and then, if the data is at most `message::LARGEST` in all, the runs the same way: `2 log2 L`
-/// messages a leader and no barrier (the two exchanges reuse the steps between the same leaders;
-/// one sender's messages of one tag are taken in order). Without messages each leader publishes
-/// its node's total and, after the leaders' first barrier (`sizes`), loads the others (one get
-/// each, all at once). Then, without messages or with more data, after the second barrier
-/// (`ready`) a leader fetches each other node's run from that node's leader (one get each, all at
-/// once), and after the third (`done`: nobody reads its destination any more) copies the result to
-/// its members: `2 (L - 1)` messages a leader and `3 ceil(log2 L)` signals, the other members none,
-/// where the flat collect costs every PE a load and a get per member off its node.
+/// leaders all-gather the totals by recursive doubling, with the runs as long as they are small
+/// ([`exchange_runs`]): a collect of at most [`INLINE`] bytes in all is done then, in `log2 L`
+/// messages a leader and no barrier. A larger one of at most `message::LARGEST` then all-gathers
+/// the runs the same way, received in place ([`exchange_blocks`]; the two exchanges reuse the
+/// steps between the same leaders, and one sender's messages of one tag are taken in order).
+/// Without messages each leader publishes its node's total and, after the leaders' first barrier
+/// (`sizes`), loads the others (one get each, all at once). Then, without messages or with more
+/// data, after the second barrier (`ready`) a leader fetches each other node's run from that
+/// node's leader (one get each, all at once), and after the third (`done`: nobody reads its
+/// destination any more) copies the result to its members: `2 (L - 1)` messages a leader and `3
+/// ceil(log2 L)` signals, the other members none, where the flat collect costs every PE a load
+/// and a get per member off its node.
 ///
 /// # Safety
 /// As `flat::collect`.
@@ -571,16 +751,13 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         .collect();
     let ours: usize = run.iter().map(|&(_, len)| len).sum();
     let leaders = l.leaders.len();
-    let nodes: Vec<usize> = (0..leaders).collect();
-    let totals: Vec<usize> = match &messages {
+    let (totals, runs) = match &messages {
         Some(msg) => {
-            let mut words = vec![0u64; leaders];
-            words[l.node] = ours as u64;
-            let blocks: Vec<(usize, usize)> = (0..leaders).map(|k| (8 * k, 8)).collect();
-            let at = words.as_mut_ptr().cast::<u8>();
-            // SAFETY: `words` holds one word a node, ours filled in, written by nobody else.
-            unsafe { exchange_blocks(&l, msg, &blocks, &nodes, at, Some(at)) };
-            words.into_iter().map(|t| t as usize).collect()
+            // SAFETY: the buffer `gather` is given holds `ours` bytes.
+            let runs = exchange_runs(&l, msg, ours, |into| unsafe {
+                copy_run(c, &run, source, into.as_mut_ptr())
+            });
+            (runs.totals.clone(), Some(runs))
         }
         None => {
             c.publish(1, ours as u64);
@@ -592,28 +769,34 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
                 .map(|t| t as usize)
                 .collect();
             totals[l.node] = ours;
-            totals
+            (totals, None)
         }
     };
-    let total: usize = totals.iter().sum();
+    let total = totals.iter().fold(0usize, |sum, &t| sum.saturating_add(t));
     let starts: Vec<usize> = totals
         .iter()
-        .scan(0, |at, &len| {
+        .scan(0usize, |at, &len| {
             let start = *at;
-            *at += len;
+            *at = at.saturating_add(len);
             Some(start)
         })
         .collect();
     if total > 0 {
         c.w.local(c.call, "dest", dest as usize, total);
     }
-    let mut at = starts[l.node];
-    for &(i, len) in &run {
-        let view = c.peer("source", source as usize, len, i, (0, len));
-        // SAFETY: the view holds `len` bytes; our destination holds `total` (checked above).
-        unsafe { shm::copy(dest.add(at), view.addr() as *const u8, len) };
-        at += len;
+    if let Some(runs) = runs.as_ref().filter(|_| total <= INLINE) {
+        for k in 0..leaders {
+            let from = runs.at[k].expect("every run is held where they add up to at most INLINE");
+            // SAFETY: our destination holds `total` (checked above), `held` run `k` at `from`.
+            unsafe { shm::copy(dest.add(starts[k]), runs.held.as_ptr().add(from), totals[k]) };
+        }
+        // SAFETY: our destination holds every member's contribution now.
+        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        return true;
     }
+    // SAFETY: our destination holds `total`, our node's run at its start.
+    unsafe { copy_run(c, &run, source, dest.add(starts[l.node])) };
+    let nodes: Vec<usize> = (0..leaders).collect();
     if let Some(msg) = messages.as_ref().filter(|_| total <= message::LARGEST) {
         let blocks: Vec<(usize, usize)> = (0..leaders).map(|k| (starts[k], totals[k])).collect();
         // SAFETY: our destination holds `total`, our node's run in it.
