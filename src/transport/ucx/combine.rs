@@ -1,10 +1,11 @@
-//! Write combining: a lane's small non-blocking puts to consecutive addresses of one peer, sent as
-//! one put.
+//! Combining: a lane's small non-blocking puts to consecutive addresses of one peer, sent as one
+//! put; and its small non-blocking gets of consecutive addresses into consecutive ones here,
+//! issued as one get.
 //!
-//! Why: where UCX does not map the peer here (TCP), every put is a message of its own, one system
-//! call of 2-3 us at each end plus the target's completion message, whatever its size. A stream of
-//! 8-byte `put_nbi`s to consecutive addresses ran at 0.28 million puts a second, OSHMEM's rate too.
-//! Combined, the 64 puts of a window are one 512-byte put.
+//! Why: where UCX does not map the peer here (TCP), every put or get is a message of its own, one
+//! system call of 2-3 us at each end plus the target's answer, whatever its size. A stream of
+//! 8-byte `put_nbi`s to consecutive addresses ran at 0.28 million puts a second, OSHMEM's rate too,
+//! and `get_nbi`s at 0.14 million. Combined, the 64 puts of a window are one 512-byte put.
 //!
 //! What is combined ([`Combiner::add`]): a non-blocking put of at most [`COMBINE_MAX`] bytes to a
 //! peer UCX does not map here, copied into the lane's *run*. A put that begins where the run ends
@@ -19,14 +20,26 @@
 //! held for longer than that while its PE stays out of the library, and a program that quiets
 //! sees its puts complete as before: a run is an ordinary put of the lane, flushed by the quiet.
 //!
+//! Gets ([`Combiner::add_get`]): a non-blocking get of at most `COMBINE_MAX` bytes from a peer UCX
+//! does not map here goes out at once, unless it continues the lane's last one (the next bytes of
+//! the same segment of the same PE, into the next bytes here): then it begins or extends the
+//! lane's *read run*, up to `RUN_MAX`, which is issued as one get into the program's buffer when a
+//! get does not extend it, and at the same points as the put run: before a fence, a quiet, a read
+//! or a put of the lane (so the lane's gets and puts keep their order), when a wait begins, or by
+//! the progress thread. A lone `get_nbi` still overlaps what the program does next; a stream of
+//! them costs two messages a run. The data is there after the quiet, as `get_nbi` promises (it
+//! reads the peer's memory at some moment between the call and the quiet, as any get does).
+//!
 //! Invariants:
 //! - A put is counted (`Lane::note_write`) after it is in the run, and a quiet or a fence reads
 //!   the count before it sends the run: every put a quiet counts as done went out before its flush.
 //! - The run's bytes stay unchanged until UCX has read them: a run UCX did not send at once (a full
 //!   socket) keeps its buffer with its request until the next quiet ([`Combiner::take_sent`]).
+//! - A read run is issued before the quiet that completes it waits ([`Combiner::take_reads`]), and
+//!   the requests of the read runs issued are kept until that quiet.
 //! - A failure to send a run (the progress thread's, which has no caller to tell) is kept and
-//!   returned by the next send of the lane's own threads: no put is lost without an error.
-//! - The run holds an `Arc` of its peer's remote key; the lane clears it ([`Combiner::clear`])
+//!   returned by the next send of the lane's own threads: no put or get is lost without an error.
+//! - The runs hold an `Arc` of their peer's remote key; the lane clears them ([`Combiner::clear`])
 //!   before it closes its endpoints.
 
 use super::{Error, RemoteKey, Request, Result};
@@ -44,12 +57,35 @@ pub const RUN_MAX: usize = 64 * 1024;
 /// At most how many runs wait for UCX (full sockets) before the next waits for the older half.
 const SENT_MAX: usize = 64;
 
-/// The run of one lane, and what it has sent that UCX still reads.
+/// The runs of one lane, and what it has sent that UCX still reads.
 pub struct Combiner {
     run: Mutex<Run>,
-    /// Whether `run` may hold bytes or an error: set under the lock, read without it by the paths
-    /// that send the run first, so that they take no lock when there is none (the common case).
+    /// Whether `run` may hold bytes, a read run or an error: set under the lock, read without it
+    /// by the paths that send the runs first, so that they take no lock when there is none (the
+    /// common case).
     holding: AtomicBool,
+    /// Whether `run` may hold a read run or the requests of read runs issued, for the next quiet.
+    reading: AtomicBool,
+}
+
+/// What [`Combiner::add_get`] did with a get.
+pub enum Get {
+    /// Began a read run (the caller has the progress thread reminded).
+    Began,
+    /// Extended the read run.
+    Extended,
+    /// Issued the get at once: its request, for the lane to keep until the next quiet.
+    Issued(Request),
+}
+
+/// A read run: `len` bytes from `start` of `pe`'s segment `seg`, into `dst` here.
+struct Reads {
+    key: Arc<RemoteKey>,
+    pe: usize,
+    seg: usize,
+    start: usize,
+    dst: usize,
+    len: usize,
 }
 
 #[derive(Default)]
@@ -65,6 +101,13 @@ struct Run {
     sent: Vec<(Request, Vec<u8>)>,
     /// A send of the progress thread that failed, for the lane's next send to report.
     failed: Option<Error>,
+    /// The read run not issued yet.
+    reads: Option<Reads>,
+    /// Where the lane's last get issued ended (PE, segment, offset there, address here): a get
+    /// that begins there begins a read run.
+    read_end: Option<(usize, usize, usize, usize)>,
+    /// The requests of the read runs issued, until the next quiet.
+    reading: Vec<Request>,
 }
 
 impl Combiner {
@@ -72,6 +115,7 @@ impl Combiner {
         Combiner {
             run: Mutex::new(Run::default()),
             holding: AtomicBool::new(false),
+            reading: AtomicBool::new(false),
         }
     }
 
@@ -97,6 +141,8 @@ impl Combiner {
     ) -> Result<bool> {
         debug_assert!(len <= COMBINE_MAX);
         let mut run = self.lock();
+        // The lane's gets before its puts.
+        run.issue_reads()?;
         let extends = run.key.is_some()
             && run.pe == pe
             && run.seg == seg
@@ -116,6 +162,68 @@ impl Combiner {
         Ok(!extends)
     }
 
+    /// Adds the get of `len` bytes from `off` of `pe`'s segment `seg` (reached through `key`,
+    /// which the caller checked to hold the range) into `dst`: to the read run if it continues
+    /// the lane's last get, else issued at once (after the read run, if any).
+    ///
+    /// # Safety
+    /// `dst..dst+len` must stay writable and unread until the next quiet; `len` ≤ [`COMBINE_MAX`].
+    pub unsafe fn add_get(
+        &self,
+        key: &Arc<RemoteKey>,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<Get> {
+        debug_assert!(len <= COMBINE_MAX);
+        let dst = dst as usize;
+        let mut run = self.lock();
+        if let Some(r) = run.reads.as_mut().filter(|r| {
+            r.pe == pe
+                && r.seg == seg
+                && r.start + r.len == off
+                && r.dst + r.len == dst
+                && r.len + len <= RUN_MAX
+        }) {
+            r.len += len;
+            return Ok(Get::Extended);
+        }
+        run.issue_reads()?;
+        if run.read_end == Some((pe, seg, off, dst)) {
+            run.reads = Some(Reads {
+                key: key.clone(),
+                pe,
+                seg,
+                start: off,
+                dst,
+                len,
+            });
+            self.holding.store(true, Ordering::Release);
+            self.reading.store(true, Ordering::Release);
+            return Ok(Get::Began);
+        }
+        // SAFETY: forwarded contract.
+        let request = unsafe { key.get_nbi(off, dst as *mut u8, len) }?;
+        run.read_end = Some((pe, seg, off + len, dst + len));
+        Ok(Get::Issued(request))
+    }
+
+    /// Issues the read run, if there is one, and takes the requests of every read run issued
+    /// since the last call, for a quiet to wait for (also the error of an earlier send of the
+    /// progress thread, if one failed). The next get of the lane goes out at once.
+    pub fn take_reads(&self) -> Result<Vec<Request>> {
+        if !self.reading.load(Ordering::Acquire) {
+            return Ok(Vec::new());
+        }
+        let mut run = self.lock();
+        self.reading.store(false, Ordering::Relaxed);
+        run.read_end = None;
+        run.issue_reads()?;
+        Ok(std::mem::take(&mut run.reading))
+    }
+
     /// Sends the run, if there is one; returns the error of an earlier send of the progress
     /// thread, if one failed.
     #[inline]
@@ -132,8 +240,10 @@ impl Combiner {
         self.holding.store(false, Ordering::Relaxed);
         if let Some(e) = run.failed.take() {
             run.drop_run();
+            run.reads = None;
             return Err(e);
         }
+        run.issue_reads()?;
         run.send()
     }
 
@@ -143,7 +253,7 @@ impl Combiner {
             return;
         }
         let mut run = self.lock();
-        if let Err(e) = run.send() {
+        if let Err(e) = run.issue_reads().and_then(|()| run.send()) {
             run.failed = Some(e);
             return;
         }
@@ -163,9 +273,13 @@ impl Combiner {
     pub fn clear(&self) {
         let mut run = self.lock();
         self.holding.store(false, Ordering::Relaxed);
+        self.reading.store(false, Ordering::Relaxed);
         run.drop_run();
         run.sent.clear();
         run.failed = None;
+        run.reads = None;
+        run.read_end = None;
+        run.reading.clear();
     }
 }
 
@@ -197,6 +311,30 @@ impl Run {
             for (request, data) in older {
                 request.wait()?;
                 drop(data);
+            }
+        }
+        Ok(())
+    }
+
+    /// Issues the read run (if any) as one get into the program's buffer and ends it; keeps its
+    /// request for the next quiet.
+    fn issue_reads(&mut self) -> Result<()> {
+        let Some(r) = self.reads.take() else {
+            return Ok(());
+        };
+        // SAFETY: `dst..dst+len` is the program's buffers of the gets of the run, writable and
+        // unread until the quiet that waits for this request (`add_get`'s contract).
+        let request = unsafe { r.key.get_nbi(r.start, r.dst as *mut u8, r.len) }?;
+        self.read_end = Some((r.pe, r.seg, r.start + r.len, r.dst + r.len));
+        if request.is_complete()? {
+            return Ok(());
+        }
+        self.reading.push(request);
+        if self.reading.len() >= SENT_MAX {
+            // Waiting moves the worker: the replies come in.
+            let older: Vec<Request> = self.reading.drain(..SENT_MAX / 2).collect();
+            for request in older {
+                request.wait()?;
             }
         }
         Ok(())

@@ -33,9 +33,11 @@
 //! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 //! A fence, a quiet and that read first send the lane's run of combined puts ([`super::combine`]),
-//! and so does every wait of the default lane ([`Network::serve`]).
+//! and so does every wait of the default lane ([`Network::serve`]); the lane's run of combined
+//! gets is issued at those points too, and before each of its puts and atomics, so that a get
+//! reads what was there before the lane's later writes.
 
-use super::combine::COMBINE_MAX;
+use super::combine::{COMBINE_MAX, Get};
 use super::signals::{Signals, Words};
 use super::{
     Combiner, Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result,
@@ -340,6 +342,8 @@ impl Lane {
         len: usize,
     ) -> Result<Request> {
         let key = self.rkey(pe, seg)?;
+        // The lane's earlier gets read what was there before this put.
+        self.combiner.send()?;
         // SAFETY: forwarded contract.
         let request = unsafe { key.put_nbi(offset, src, len) }?;
         if !key.completes_at_once() {
@@ -410,7 +414,8 @@ impl Lane {
         Ok(())
     }
 
-    /// Sends the lane's run of combined puts, if it holds one ([`super::combine`]).
+    /// Sends the lane's run of combined puts and issues its read run, if it holds them
+    /// ([`super::combine`]).
     #[inline]
     pub fn send_run(&self) -> Result<()> {
         self.combiner.send()
@@ -433,6 +438,39 @@ impl Lane {
         self.order_reads()?;
         // SAFETY: forwarded contract.
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
+    }
+
+    /// A non-blocking get of `len` bytes from `offset` of `pe`'s segment `seg` into `dst`, ordered
+    /// after this lane's earlier puts and complete at [`Lane::quiet`]: a small one from a peer not
+    /// mapped here that continues the lane's last get joins its read run ([`super::combine`]),
+    /// any other starts at once.
+    ///
+    /// # Safety
+    /// `dst..dst+len` must stay writable and unread until the next quiet.
+    #[inline]
+    pub unsafe fn get_nbi(
+        &self,
+        pe: usize,
+        seg: usize,
+        offset: usize,
+        dst: *mut u8,
+        len: usize,
+    ) -> Result<()> {
+        let key = self.shared_rkey(pe, seg)?;
+        if len > COMBINE_MAX || key.completes_at_once() {
+            // SAFETY: forwarded contract.
+            let request = unsafe { self.get(pe, seg, offset, dst, len) }?;
+            return self.track(request);
+        }
+        key.check_get(offset, len)?;
+        self.order_reads()?;
+        // SAFETY: forwarded contract; len <= COMBINE_MAX.
+        match unsafe { self.combiner.add_get(key, pe, seg, offset, dst, len) }? {
+            Get::Began => self.server.remind(),
+            Get::Extended => {}
+            Get::Issued(request) => self.track(request)?,
+        }
+        Ok(())
     }
 
     /// Counts a put or a non-fetching atomic, so that [`Lane::order_reads`] fences behind it and
@@ -514,6 +552,8 @@ impl Lane {
         // `puts`, so they need no flush.
         std::sync::atomic::fence(Ordering::SeqCst);
         let issued = self.puts.load(Ordering::Acquire);
+        // The read runs (issued now if one is left), with the other gets.
+        let reads = self.combiner.take_reads()?;
         let (gets, sends) = if self.tracking.load(Ordering::Acquire) {
             let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
             self.tracking.store(false, Ordering::Relaxed);
@@ -524,10 +564,10 @@ impl Lane {
             (Vec::new(), Vec::new())
         };
         let puts_done = self.quieted.load(Ordering::Acquire) >= issued;
-        if gets.is_empty() && puts_done {
+        if gets.is_empty() && reads.is_empty() && puts_done {
             return Ok(());
         }
-        for get in gets {
+        for get in gets.into_iter().chain(reads) {
             get.wait()?;
         }
         // A get is complete once its request is (the data is here): only puts and non-fetching

@@ -75,14 +75,12 @@ impl transport::Network for Network {
         nbi: bool,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
-        // SAFETY: forwarded contract.
-        let request = unsafe { lane.get(pe, seg, off, dst, len) }?;
         if nbi {
-            lane.track(request)?;
-        } else {
-            request.wait()?;
+            // SAFETY: forwarded contract.
+            return Ok(unsafe { lane.get_nbi(pe, seg, off, dst, len) }?);
         }
-        Ok(())
+        // SAFETY: forwarded contract.
+        Ok(unsafe { lane.get(pe, seg, off, dst, len) }?.wait()?)
     }
 
     unsafe fn strided(
@@ -138,6 +136,8 @@ impl transport::Network for Network {
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
         let k = lane.rkey(pe, seg)?;
+        // The lane's runs first: its earlier gets read what was there before this.
+        lane.send_run()?;
         if fetch || landed {
             lane.order_reads()?;
             let old = match op {
@@ -173,6 +173,7 @@ impl transport::Network for Network {
         value: W,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
+        lane.send_run()?;
         lane.order_reads()?;
         Ok(lane.rkey(pe, seg)?.swap(off, value)?)
     }
@@ -187,6 +188,7 @@ impl transport::Network for Network {
         value: W,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
+        lane.send_run()?;
         lane.order_reads()?;
         Ok(lane.rkey(pe, seg)?.compare_swap(off, cond, value)?)
     }
@@ -199,6 +201,7 @@ impl transport::Network for Network {
         off: usize,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
+        lane.send_run()?;
         lane.order_reads()?;
         Ok(lane.rkey(pe, seg)?.fetch(off)?)
     }

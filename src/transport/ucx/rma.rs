@@ -97,6 +97,12 @@ impl RemoteKey {
         self.address("ucp_put_nbx", offset, len, 1).map(|_| ())
     }
 
+    /// Whether `offset..offset+len` is inside the region (what a get from there checks first).
+    #[inline]
+    pub(super) fn check_get(&self, offset: usize, len: usize) -> Result<()> {
+        self.address("ucp_get_nbx", offset, len, 1).map(|_| ())
+    }
+
     /// Whether an access through this key is complete when its call returns: the region is
     /// mapped here and the access was this thread's own copy or CPU atomic (visible to the peer
     /// after a memory fence), so a quiet has nothing to flush for it.
