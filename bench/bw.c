@@ -9,6 +9,7 @@
  *   put_bw       MB/s (1e6 bytes/s) by message size, window = enough puts for >= 1 MiB (max 64)
  *   put_msgrate  million messages/s for small sizes, window of 256 puts
  *   get_bw, get_msgrate  the same with shmem_getmem_nbi
+ *   p_msgrate    million messages/s of blocking shmem_long_p to consecutive words, window of 256
  */
 #include "bench.h"
 #include <shmem.h>
@@ -31,6 +32,13 @@ static void op_window(void *a) {
         off += r->size;
         if (off + r->size > MAXSZ) off = 0;
     }
+    shmem_quiet();
+}
+
+static void op_p_window(void *a) {
+    struct bw_arg *r = a;
+    long *remote = (long *)r->remote;
+    for (int i = 0; i < r->window; i++) shmem_long_p(&remote[i], i, r->pe);
     shmem_quiet();
 }
 
@@ -91,6 +99,13 @@ int main(int argc, char **argv) {
             shmem_barrier_all();
         }
     }
+    /* Blocking shmem_long_p, element by element to consecutive words. */
+    if (me == 0 && npes > 1) {
+        struct bw_arg a = {heap, local, 8, 256, peer};
+        bench_measure(op_p_window, &a, &c, ns);
+        bench_report("p_msgrate", 8, "Mmsg/s", ns, c.batches, 256.0 * 1e3);
+    }
+    shmem_barrier_all();
     shmem_free(heap);
     free(local);
     shmem_finalize();

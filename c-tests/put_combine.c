@@ -11,6 +11,8 @@
 //  5. no quiet, the PE then spinning outside the library: its put must still arrive (the progress
 //     thread sends what the PE left);
 //  6. the same streams on a context of its own, completed by shmem_ctx_quiet.
+// Blocking puts to consecutive words are combined too (all but the first of a stream): 1b and 4b
+// repeat 1 and 4 with them.
 // On the shared-memory route every put is a copy; the checks hold there as well.
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
@@ -81,6 +83,24 @@ int main(void)
           left);
     shmem_barrier_all();
 
+    // 1b. The same with blocking puts: shmem_long_p word by word (the first alone, the rest a
+    //     run), then shmem_long_put backwards, from one word rewritten for every call.
+    long one;
+    for (int i = 0; i < WORDS; i++)
+        shmem_long_p(&words[i], -word_value(me, i), right);
+    for (int i = WORDS - 1; i >= 0; i--) {
+        one = -word_value(me, i) * 3;
+        shmem_long_put(&back[i], &one, 1, right);
+    }
+    shmem_quiet();
+    shmem_barrier_all();
+    wrong = 0;
+    for (int i = 0; i < WORDS; i++)
+        wrong += words[i] != -word_value(left, i) || back[i] != -word_value(left, i) * 3;
+    CHECK(wrong == 0, "%d of %d words of PE %d's blocking streams are wrong", wrong, 2 * WORDS,
+          left);
+    shmem_barrier_all();
+
     // 2. A get after a put_nbi of this PE to the same word.
     for (int i = 0; i < 200; i++) {
         long v = word_value(me, i) * 2;
@@ -117,6 +137,18 @@ int main(void)
     long reply = -word_value(left, 7);
     shmem_long_put_nbi(&answer, &reply, 1, left);
     shmem_long_wait_until(&answer, SHMEM_CMP_EQ, -token);
+    shmem_barrier_all();
+
+    // 4b. The same with a stream of shmem_long_p then the token by shmem_long_p: the token
+    //     continues the stream's words, so it joins their run, sent by the wait.
+    for (int i = 0; i < 8; i++)
+        shmem_long_p(&data[i], word_value(me, i), right);
+    shmem_long_p(&data[8], -1, right);
+    shmem_long_wait_until(&data[8], SHMEM_CMP_EQ, -1);
+    wrong = 0;
+    for (int i = 0; i < 8; i++)
+        wrong += data[i] != word_value(left, i);
+    CHECK(wrong == 0, "%d of the 8 words PE %d put before its token are wrong", wrong, left);
     shmem_barrier_all();
 
     // 5. No quiet, then spinning outside the library until the left's put arrives (its PE spins

@@ -7,10 +7,15 @@
 //! 8-byte `put_nbi`s to consecutive addresses ran at 0.28 million puts a second, OSHMEM's rate too,
 //! and `get_nbi`s at 0.14 million. Combined, the 64 puts of a window are one 512-byte put.
 //!
-//! What is combined ([`Combiner::add`]): a non-blocking put of at most [`COMBINE_MAX`] bytes to a
-//! peer UCX does not map here, copied into the lane's *run*. A put that begins where the run ends
-//! (same PE, same segment) and fits in [`RUN_MAX`] extends it; any other sends the run first and
-//! begins a new one. The source may be reused at once (more than `put_nbi` promises).
+//! What is combined ([`Combiner::add`]): a put (non-blocking or blocking) of at most
+//! [`COMBINE_MAX`] bytes to a peer UCX does not map here, copied into the lane's *run*. A put that
+//! begins where the run ends (same PE, same segment) and fits in [`RUN_MAX`] extends it; any other
+//! sends the run first and begins a new one, except a blocking put that does not continue the
+//! lane's last put (where that put or run ended): it goes out at once. So a lone blocking put
+//! (a flag, `shmem_p`) leaves when it is made, as it would without combining, and a stream of them
+//! costs two messages a run; a blocking put in a run returns once it is copied there, which is all
+//! a blocking put promises before the quiet. A non-blocking put always begins a run, so a window
+//! of them is one message (the first alone cost 20-35% of the rate of 8-512-byte windows).
 //!
 //! When a run is sent ([`Combiner::send`]): when a put does not extend it; before its lane fences,
 //! quiets, reads (a get or a fetching atomic, which must see the lane's puts) or makes a blocking
@@ -68,6 +73,16 @@ pub struct Combiner {
     reading: AtomicBool,
 }
 
+/// What [`Combiner::add`] did with a put.
+pub enum Put {
+    /// Began a run (the caller has the progress thread reminded).
+    Began,
+    /// Extended the run.
+    Extended,
+    /// Issued the put at once: its request.
+    Issued(Request),
+}
+
 /// What [`Combiner::add_get`] did with a get.
 pub enum Get {
     /// Began a read run (the caller has the progress thread reminded).
@@ -101,6 +116,9 @@ struct Run {
     sent: Vec<(Request, Vec<u8>)>,
     /// A send of the progress thread that failed, for the lane's next send to report.
     failed: Option<Error>,
+    /// Where the lane's last put sent ended (PE, segment, offset there): a put that begins there
+    /// begins a run.
+    write_end: Option<(usize, usize, usize)>,
     /// The read run not issued yet.
     reads: Option<Reads>,
     /// Where the lane's last get issued ended (PE, segment, offset there, address here): a get
@@ -123,13 +141,15 @@ impl Combiner {
         self.run.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Copies the put of `len` bytes from `src` to `off` of `pe`'s segment `seg` (reached through
-    /// `key`, which the caller checked to hold the range) into the run, sending the run first if
-    /// the put does not extend it. Returns whether the put began a run (the caller has the
-    /// progress thread reminded).
+    /// Adds the put of `len` bytes from `src` to `off` of `pe`'s segment `seg` (reached through
+    /// `key`, which the caller checked to hold the range): copied into the run if it extends it.
+    /// Else the run (if any) goes first, and this put begins the next run, unless it is `eager`
+    /// and does not continue the lane's last put: then it is issued at once from `src`.
     ///
     /// # Safety
-    /// `src..src+len` must be readable; `len` ≤ [`COMBINE_MAX`].
+    /// `src..src+len` must be readable, and for a put issued at once stay unchanged until its
+    /// request completes; `len` ≤ [`COMBINE_MAX`].
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn add(
         &self,
         key: &Arc<RemoteKey>,
@@ -138,7 +158,8 @@ impl Combiner {
         off: usize,
         src: *const u8,
         len: usize,
-    ) -> Result<bool> {
+        eager: bool,
+    ) -> Result<Put> {
         debug_assert!(len <= COMBINE_MAX);
         let mut run = self.lock();
         // The lane's gets before its puts.
@@ -148,18 +169,27 @@ impl Combiner {
             && run.seg == seg
             && run.start + run.data.len() == off
             && run.data.len() + len <= RUN_MAX;
-        if !extends {
+        let added = if extends {
+            Put::Extended
+        } else {
             run.send()?;
+            if eager && run.write_end != Some((pe, seg, off)) {
+                // SAFETY: forwarded contract.
+                let request = unsafe { key.put_nbi(off, src, len) }?;
+                run.write_end = Some((pe, seg, off + len));
+                return Ok(Put::Issued(request));
+            }
             run.key = Some(key.clone());
             run.pe = pe;
             run.seg = seg;
             run.start = off;
-        }
+            Put::Began
+        };
         // SAFETY: the caller guarantees `src..src+len`.
         run.data
             .extend_from_slice(unsafe { std::slice::from_raw_parts(src, len) });
         self.holding.store(true, Ordering::Release);
-        Ok(!extends)
+        Ok(added)
     }
 
     /// Adds the get of `len` bytes from `off` of `pe`'s segment `seg` (reached through `key`,
@@ -264,8 +294,11 @@ impl Combiner {
 
     /// The runs UCX had not finished sending, to be kept until a flush of the lane's worker has
     /// completed them.
+    /// The next put of the lane goes out at once.
     pub fn take_sent(&self) -> Vec<(Request, Vec<u8>)> {
-        std::mem::take(&mut self.lock().sent)
+        let mut run = self.lock();
+        run.write_end = None;
+        std::mem::take(&mut run.sent)
     }
 
     /// Drops the run and its remote key (before the lane closes its endpoints; a finalize has
@@ -277,6 +310,7 @@ impl Combiner {
         run.drop_run();
         run.sent.clear();
         run.failed = None;
+        run.write_end = None;
         run.reads = None;
         run.read_end = None;
         run.reading.clear();
@@ -292,6 +326,7 @@ impl Run {
         // SAFETY: `data` stays unchanged until the request completes: if it does not complete at
         // once, the buffer moves into `sent` with it and is dropped after the flush of a quiet.
         let request = unsafe { key.put_nbi(self.start, self.data.as_ptr(), self.data.len()) };
+        self.write_end = Some((self.pe, self.seg, self.start + self.data.len()));
         let request = match request {
             Ok(request) => request,
             Err(e) => {

@@ -37,7 +37,7 @@
 //! gets is issued at those points too, and before each of its puts and atomics, so that a get
 //! reads what was there before the lane's later writes.
 
-use super::combine::{COMBINE_MAX, Get};
+use super::combine::{COMBINE_MAX, Get, Put};
 use super::signals::{Signals, Words};
 use super::{
     Combiner, Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result,
@@ -353,7 +353,9 @@ impl Lane {
     }
 
     /// A put of `len` bytes from `src` to `offset` of `pe`'s segment `seg` that returns when `src`
-    /// may be reused (the data is at the target after [`Lane::quiet`]).
+    /// may be reused (the data is at the target after [`Lane::quiet`]): a small one to a peer not
+    /// mapped here joins the lane's run if it continues the lane's last put, else starts at once
+    /// ([`super::combine`]), its request waited for.
     ///
     /// # Safety
     /// `src..src+len` must be readable.
@@ -366,15 +368,11 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<()> {
-        // A copy into a mapping is complete when it returns: nothing to wait for or count.
-        // SAFETY: forwarded contract.
-        if unsafe { self.rkey(pe, seg)?.put_if_mapped(offset, src, len) }? {
-            return Ok(());
-        }
-        // It waits on the lane: the run goes first, not left behind the wait.
-        self.send_run()?;
         // SAFETY: forwarded contract; `src` is read until the wait returns.
-        unsafe { self.put(pe, seg, offset, src, len) }?.wait()
+        match unsafe { self.put_small(pe, seg, offset, src, len, true) }? {
+            Some(request) => request.wait(),
+            None => Ok(()),
+        }
     }
 
     /// A non-blocking put of `len` bytes from `src` to `offset` of `pe`'s segment `seg`, complete
@@ -392,26 +390,52 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        match unsafe { self.put_small(pe, seg, offset, src, len, false) }? {
+            Some(request) => self.hold(request),
+            None => Ok(()),
+        }
+    }
+
+    /// A put as [`Lane::put_nbi`] describes (`eager`: as [`Lane::put_blocking`], a small one that
+    /// does not continue the lane's last put starts at once); returns the request of a put issued
+    /// at once (`None`: a copy into a mapped peer, or a put into the run).
+    ///
+    /// # Safety
+    /// `src..src+len` must stay readable and unchanged until the request (if any) completes.
+    #[inline]
+    unsafe fn put_small(
+        &self,
+        pe: usize,
+        seg: usize,
+        offset: usize,
+        src: *const u8,
+        len: usize,
+        eager: bool,
+    ) -> Result<Option<Request>> {
         let key = self.shared_rkey(pe, seg)?;
         // A copy into a mapping is complete when it returns: nothing to hold or count.
         // SAFETY: forwarded contract.
         if unsafe { key.put_if_mapped(offset, src, len) }? {
-            return Ok(());
+            return Ok(None);
         }
         if len > COMBINE_MAX {
             // SAFETY: forwarded contract.
-            let request = unsafe { self.put(pe, seg, offset, src, len) }?;
-            return self.hold(request);
+            return unsafe { self.put(pe, seg, offset, src, len) }.map(Some);
         }
         key.check_put(offset, len)?;
-        // SAFETY: `src..src+len` is readable (the caller's contract); len <= COMBINE_MAX.
-        let began = unsafe { self.combiner.add(key, pe, seg, offset, src, len) }?;
-        // Counted once in the run (see `combine`'s invariants).
+        // SAFETY: forwarded contract; len <= COMBINE_MAX.
+        let added = unsafe { self.combiner.add(key, pe, seg, offset, src, len, eager) }?;
+        // Counted once it is in the run or issued (see `combine`'s invariants).
         self.note_write()?;
-        if began {
-            self.server.remind();
-        }
-        Ok(())
+        Ok(match added {
+            Put::Began => {
+                self.server.remind();
+                None
+            }
+            Put::Extended => None,
+            Put::Issued(request) => Some(request),
+        })
     }
 
     /// Sends the lane's run of combined puts and issues its read run, if it holds them

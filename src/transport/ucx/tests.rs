@@ -610,11 +610,13 @@ fn two_processes_over_tcp() {
 }
 
 /// The write combiner over TCP with a real target: consecutive puts become one run, a put that
-/// does not extend the run sends it first, a run larger than `RUN_MAX` is split, and a run that
-/// nobody sends is sent by the progress thread of the server it was given to after a reminder.
+/// does not extend the run sends it first, an eager (blocking) put goes at once unless it
+/// continues the last put, a run larger than `RUN_MAX` is split, and a run that nobody sends is
+/// sent by the progress thread of the server it was given to after a reminder.
 #[test]
 fn combined_puts_reach_the_target() {
-    use super::combine::{COMBINE_MAX, RUN_MAX};
+    use super::combine::{COMBINE_MAX, Put, RUN_MAX};
+    let began = |added: Put| matches!(added, Put::Began);
     let context = Context::with_config(TCP).unwrap();
     let initiator = Worker::new(&context).unwrap();
     let target = Worker::new(&context).unwrap();
@@ -639,28 +641,59 @@ fn combined_puts_reach_the_target() {
     let mut at = 0;
     for n in 1..=16 {
         // SAFETY: `data` outlives the calls (the combiner copies it).
-        let began = unsafe { combiner.add(&rkey, 1, 0, at, data[at..].as_ptr(), n) }.unwrap();
-        assert_eq!(began, at == 0, "only the first put begins the run");
+        let added = unsafe { combiner.add(&rkey, 1, 0, at, data[at..].as_ptr(), n, false) };
+        assert_eq!(
+            began(added.unwrap()),
+            at == 0,
+            "only the first put begins the run"
+        );
         at += n;
     }
     // SAFETY: as above.
-    let began = unsafe { combiner.add(&rkey, 1, 0, 2048, data.as_ptr(), 8) }.unwrap();
-    assert!(began, "a put elsewhere begins a run");
+    let added = unsafe { combiner.add(&rkey, 1, 0, 2048, data.as_ptr(), 8, false) }.unwrap();
+    assert!(began(added), "a put elsewhere begins a run");
     combiner.send().unwrap();
     initiator.flush().unwrap();
     assert_eq!(memory.bytes(0, at), data[..at]);
     assert_eq!(memory.bytes(2048, 8), data[..8]);
     assert_eq!(memory.bytes(at, 8), [0; 8], "nothing past the run");
 
+    // Eager (a blocking put): one that does not continue the last put goes at once, the next
+    // one that does begins a run.
+    // SAFETY: as above.
+    let added = unsafe { combiner.add(&rkey, 1, 0, 3000, data.as_ptr(), 8, true) }.unwrap();
+    let Put::Issued(request) = added else {
+        panic!("a lone eager put goes at once")
+    };
+    request.wait().unwrap();
+    // SAFETY: as above.
+    let added = unsafe { combiner.add(&rkey, 1, 0, 3008, data[8..].as_ptr(), 8, true) }.unwrap();
+    assert!(
+        began(added),
+        "an eager put that continues the last one begins a run"
+    );
+    combiner.send().unwrap();
+    initiator.flush().unwrap();
+    assert_eq!(memory.bytes(3000, 16), data[..16]);
+    drop(combiner.take_sent());
+
     // Unlike `pattern`, no period: a run written at a wrong offset would show.
     let whole: Vec<u8> = (0..len).map(|i| (i ^ (i >> 8) ^ (i >> 16)) as u8).collect();
     let mut runs = 0;
     for piece in (0..len).step_by(COMBINE_MAX) {
         // SAFETY: as above.
-        let began =
-            unsafe { combiner.add(&rkey, 1, 0, piece, whole[piece..].as_ptr(), COMBINE_MAX) }
-                .unwrap();
-        runs += usize::from(began);
+        let added = unsafe {
+            combiner.add(
+                &rkey,
+                1,
+                0,
+                piece,
+                whole[piece..].as_ptr(),
+                COMBINE_MAX,
+                false,
+            )
+        };
+        runs += usize::from(began(added.unwrap()));
     }
     assert_eq!(runs, len / RUN_MAX, "runs of RUN_MAX");
     combiner.send().unwrap();
@@ -672,7 +705,7 @@ fn combined_puts_reach_the_target() {
     own_progress.server().combine_for(&combiner);
     let late = pattern(5, 64);
     // SAFETY: as above.
-    unsafe { combiner.add(&rkey, 1, 0, 512, late.as_ptr(), 64) }.unwrap();
+    unsafe { combiner.add(&rkey, 1, 0, 512, late.as_ptr(), 64, false) }.unwrap();
     own_progress.server().remind();
     let deadline = Instant::now() + Duration::from_secs(10);
     while memory.bytes(512, 64) != late && Instant::now() < deadline {
