@@ -18,8 +18,8 @@
 //! of them is one message (the first alone cost 20-35% of the rate of 8-512-byte windows).
 //!
 //! When a run is sent ([`Combiner::send`]): when a put does not extend it; before its lane fences,
-//! quiets, reads (a get or a fetching atomic, which must see the lane's puts) or makes a blocking
-//! put; when a wait in the library begins (the default lane's, `Network::serve`); and, for a PE
+//! quiets, reads (a get or a fetching atomic, which must see the lane's puts) or makes a large
+//! put; when a wait in the library begins (every lane's runs, `Network::serve`); and, for a PE
 //! that goes on computing outside the library, by the progress thread within its `handback`
 //! (5 ms by default) of the run's first put ([`super::Server::remind`]). So a run is never
 //! held for longer than that while its PE stays out of the library, and a program that quiets

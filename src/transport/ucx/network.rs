@@ -33,9 +33,9 @@
 //! transport). A lane counts puts issued and the puts a fence has covered; a get or a fetching
 //! atomic issued while some put is not covered first fences the worker, so a PE reads what it wrote.
 //! A fence, a quiet and that read first send the lane's run of combined puts ([`super::combine`]),
-//! and so does every wait of the default lane ([`Network::serve`]); the lane's run of combined
-//! gets is issued at those points too, and before each of its puts and atomics, so that a get
-//! reads what was there before the lane's later writes.
+//! and so does every wait in the library, for every lane ([`Network::serve`]); the lane's run of
+//! combined gets is issued at those points too, and before each of its puts and atomics, so that
+//! a get reads what was there before the lane's later writes.
 
 use super::combine::{COMBINE_MAX, Get, Put};
 use super::signals::{Signals, Words};
@@ -772,9 +772,11 @@ impl Network {
     #[inline]
     pub fn serve<R>(&self, signals: bool, f: impl FnOnce(&mut dyn FnMut() -> bool) -> R) -> R {
         let lane = self.default_lane();
-        // What the wait waits for may be a peer's answer to a put still in the run (a failure to
-        // send it is reported by the lane's next quiet, fence or read).
-        lane.combiner.send_for_lane();
+        // What the wait waits for may be a peer's answer to a put still in a lane's run (a failure
+        // to send it is reported by the lane's next quiet, fence or read).
+        for opened in self.lanes.iter().filter_map(OnceLock::get) {
+            opened.combiner.send_for_lane();
+        }
         let mut turn = self.server.turn();
         let mut round = 0u32;
         f(&mut || {
