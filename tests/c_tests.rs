@@ -528,7 +528,9 @@ impl Program {
         let shown = show_command(&cmd);
         let limit = Duration::from_secs(d.timeout_secs + HARNESS_GRACE_SECS);
         let run = run_job(cmd, limit).map_err(|e| format!("$ {shown}\ncannot run: {e}"))?;
-        let verdict = judge(d, &run).and_then(|()| sanitizer_clean(self.sanitize, &run));
+        let verdict = judge(d, &run)
+            .and_then(|()| sanitizer_clean(self.sanitize, &run))
+            .and_then(|()| ucx_clean(d, &run));
         match verdict {
             Ok(()) => Ok(()),
             Err(why) => Err(format!(
@@ -590,6 +592,25 @@ fn judge(d: &Directives, run: &JobRun) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Fails a job expected to succeed whose output holds UCX's report of what a worker still held
+/// when the library destroyed it (a request in flight, an endpoint open): what a clean finalize
+/// must not leave. UCX logs to stdout unless told otherwise.
+fn ucx_clean(d: &Directives, run: &JobRun) -> Result<(), String> {
+    const LEFT: &[&str] = &[
+        "endpoints were not destroyed",
+        "was not returned to mpool",
+        "callbacks remain in the queue",
+    ];
+    let reported = |r: &&str| run.stdout.contains(*r) || run.stderr.contains(*r);
+    match LEFT
+        .iter()
+        .find(|r| matches!(d.expect, Expect::Success) && reported(r))
+    {
+        Some(r) => Err(format!("UCX reports at exit `{r}`")),
+        None => Ok(()),
+    }
 }
 
 /// Under `RSHMEM_TEST_SANITIZE`, fails a job whose stderr holds a sanitizer report.

@@ -646,7 +646,16 @@ impl Lane {
         // The run's remote key goes before the endpoints (a finalize has quieted: no run is left).
         self.server.forget(&self.combiner);
         self.combiner.clear();
-        let mut first_error = Ok(());
+        // A worker flush a quiet left in flight (`Lane::flush`: the first quiet of a context
+        // opened late waits for the connections to its peers) completes before the endpoints
+        // close; left in the worker when it is destroyed, UCX reports it at exit (a request not
+        // returned, an endpoint not destroyed).
+        let slow = self
+            .slow_flush
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let mut first_error = slow.map_or(Ok(()), |flush| flush.wait_by(deadline));
         for peer in self.peers.drain(..) {
             let Peer { rkeys, endpoint } = peer;
             drop(rkeys);
