@@ -23,7 +23,8 @@
 //!
 //! Any other comment line is prose, except that a line of the form `// lowercase-word: ...` with an
 //! unknown word is an error, so that a misspelt directive is not silently ignored. Without
-//! `expect-fail` or `expect-exit` the job must exit 0.
+//! `expect-fail` or `expect-exit` the job must exit 0, and its output must not hold UCX's report
+//! of a worker destroyed with a request or an endpoint still in it (`ucx_clean`).
 //!
 //! `RSHMEM_TEST_TRANSPORT` runs the suite on another route instead: `ucx-tcp` (every PE on the
 //! UCX route, `SHMEM_TRANSPORT=ucx UCX_TLS=tcp`) or `ucx-sm` (`UCX_TLS=sm,self`), each program at
