@@ -46,7 +46,7 @@ use super::{
 use crate::transport::HEAP;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_INVALID_PARAM;
@@ -672,6 +672,9 @@ impl Lane {
 pub struct Network {
     /// Lane `i` serves shmem context `i` (0: the default context); opened at the first use.
     lanes: Box<[OnceLock<Lane>]>,
+    /// One past the highest lane opened: the waits send the runs of `lanes[..opened]` (of up to
+    /// 1025 lanes, a program opens a few).
+    opened: AtomicUsize,
     /// The control signals to and from the peers not mapped here.
     pub(super) signals: Signals,
     cards: Vec<Card>,
@@ -713,6 +716,7 @@ impl Network {
         let _ = lanes[0].set(default);
         Ok(Network {
             lanes,
+            opened: AtomicUsize::new(1),
             signals,
             cards,
             progress: Some(progress),
@@ -752,6 +756,7 @@ impl Network {
         // Two threads opening one lane at once (a context is created on one, so this is only a
         // program's race): the loser's lane is dropped.
         let _ = self.lanes[i].set(lane);
+        self.opened.fetch_max(i + 1, Ordering::AcqRel);
         Ok(self.lanes[i].get().expect("set just above"))
     }
 
@@ -783,8 +788,9 @@ impl Network {
         let lane = self.default_lane();
         // What the wait waits for may be a peer's answer to a put still in a lane's run (a failure
         // to send it is reported by the lane's next quiet, fence or read).
-        for opened in self.lanes.iter().filter_map(OnceLock::get) {
-            opened.combiner.send_for_lane();
+        let opened = self.opened.load(Ordering::Acquire);
+        for each in self.lanes[..opened].iter().filter_map(OnceLock::get) {
+            each.combiner.send_for_lane();
         }
         let mut turn = self.server.turn();
         let mut round = 0u32;
