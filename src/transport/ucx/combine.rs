@@ -1,6 +1,5 @@
-//! Combining: a lane's small non-blocking puts to consecutive addresses of one peer, sent as one
-//! put; and its small non-blocking gets of consecutive addresses into consecutive ones here,
-//! issued as one get.
+//! Combining: a lane's small puts to consecutive addresses of one peer, sent as one put; and its
+//! small non-blocking gets of consecutive addresses into consecutive ones here, issued as one get.
 //!
 //! Why: where UCX does not map the peer here (TCP), every put or get is a message of its own, one
 //! system call of 2-3 us at each end plus the target's answer, whatever its size. A stream of
@@ -73,23 +72,13 @@ pub struct Combiner {
     reading: AtomicBool,
 }
 
-/// What [`Combiner::add`] did with a put.
-pub enum Put {
+/// What [`Combiner::add`] did with a put, or [`Combiner::add_get`] with a get.
+pub enum Added {
     /// Began a run (the caller has the progress thread reminded).
     Began,
     /// Extended the run.
     Extended,
-    /// Issued the put at once: its request.
-    Issued(Request),
-}
-
-/// What [`Combiner::add_get`] did with a get.
-pub enum Get {
-    /// Began a read run (the caller has the progress thread reminded).
-    Began,
-    /// Extended the read run.
-    Extended,
-    /// Issued the get at once: its request, for the lane to keep until the next quiet.
+    /// Issued the operation at once: its request.
     Issued(Request),
 }
 
@@ -159,7 +148,7 @@ impl Combiner {
         src: *const u8,
         len: usize,
         eager: bool,
-    ) -> Result<Put> {
+    ) -> Result<Added> {
         debug_assert!(len <= COMBINE_MAX);
         let mut run = self.lock();
         // The lane's gets before its puts.
@@ -170,20 +159,20 @@ impl Combiner {
             && run.start + run.data.len() == off
             && run.data.len() + len <= RUN_MAX;
         let added = if extends {
-            Put::Extended
+            Added::Extended
         } else {
             run.send()?;
             if eager && run.write_end != Some((pe, seg, off)) {
                 // SAFETY: forwarded contract.
                 let request = unsafe { key.put_nbi(off, src, len) }?;
                 run.write_end = Some((pe, seg, off + len));
-                return Ok(Put::Issued(request));
+                return Ok(Added::Issued(request));
             }
             run.key = Some(key.clone());
             run.pe = pe;
             run.seg = seg;
             run.start = off;
-            Put::Began
+            Added::Began
         };
         // SAFETY: the caller guarantees `src..src+len`.
         run.data
@@ -206,7 +195,7 @@ impl Combiner {
         off: usize,
         dst: *mut u8,
         len: usize,
-    ) -> Result<Get> {
+    ) -> Result<Added> {
         debug_assert!(len <= COMBINE_MAX);
         let dst = dst as usize;
         let mut run = self.lock();
@@ -218,7 +207,7 @@ impl Combiner {
                 && r.len + len <= RUN_MAX
         }) {
             r.len += len;
-            return Ok(Get::Extended);
+            return Ok(Added::Extended);
         }
         run.issue_reads()?;
         if run.read_end == Some((pe, seg, off, dst)) {
@@ -232,12 +221,12 @@ impl Combiner {
             });
             self.holding.store(true, Ordering::Release);
             self.reading.store(true, Ordering::Release);
-            return Ok(Get::Began);
+            return Ok(Added::Began);
         }
         // SAFETY: forwarded contract.
         let request = unsafe { key.get_nbi(off, dst as *mut u8, len) }?;
         run.read_end = Some((pe, seg, off + len, dst + len));
-        Ok(Get::Issued(request))
+        Ok(Added::Issued(request))
     }
 
     /// Issues the read run, if there is one, and takes the requests of every read run issued

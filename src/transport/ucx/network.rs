@@ -37,7 +37,7 @@
 //! combined gets is issued at those points too, and before each of its puts and atomics, so that
 //! a get reads what was there before the lane's later writes.
 
-use super::combine::{COMBINE_MAX, Get, Put};
+use super::combine::{Added, COMBINE_MAX};
 use super::signals::{Signals, Words};
 use super::{
     Combiner, Context, Endpoint, Error, MemoryRegion, ProgressThread, RemoteKey, Request, Result,
@@ -429,12 +429,12 @@ impl Lane {
         // Counted once it is in the run or issued (see `combine`'s invariants).
         self.note_write()?;
         Ok(match added {
-            Put::Began => {
+            Added::Began => {
                 self.server.remind();
                 None
             }
-            Put::Extended => None,
-            Put::Issued(request) => Some(request),
+            Added::Extended => None,
+            Added::Issued(request) => Some(request),
         })
     }
 
@@ -490,9 +490,9 @@ impl Lane {
         self.order_reads()?;
         // SAFETY: forwarded contract; len <= COMBINE_MAX.
         match unsafe { self.combiner.add_get(key, pe, seg, offset, dst, len) }? {
-            Get::Began => self.server.remind(),
-            Get::Extended => {}
-            Get::Issued(request) => self.track(request)?,
+            Added::Began => self.server.remind(),
+            Added::Extended => {}
+            Added::Issued(request) => self.track(request)?,
         }
         Ok(())
     }

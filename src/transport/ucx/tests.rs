@@ -615,8 +615,8 @@ fn two_processes_over_tcp() {
 /// sent by the progress thread of the server it was given to after a reminder.
 #[test]
 fn combined_puts_reach_the_target() {
-    use super::combine::{COMBINE_MAX, Put, RUN_MAX};
-    let began = |added: Put| matches!(added, Put::Began);
+    use super::combine::{Added, COMBINE_MAX, RUN_MAX};
+    let began = |added: Added| matches!(added, Added::Began);
     let context = Context::with_config(TCP).unwrap();
     let initiator = Worker::new(&context).unwrap();
     let target = Worker::new(&context).unwrap();
@@ -662,7 +662,7 @@ fn combined_puts_reach_the_target() {
     // one that does begins a run.
     // SAFETY: as above.
     let added = unsafe { combiner.add(&rkey, 1, 0, 3000, data.as_ptr(), 8, true) }.unwrap();
-    let Put::Issued(request) = added else {
+    let Added::Issued(request) = added else {
         panic!("a lone eager put goes at once")
     };
     request.wait().unwrap();
