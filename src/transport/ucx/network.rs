@@ -554,6 +554,14 @@ impl Lane {
         Ok(())
     }
 
+    /// Before an atomic that reads: the lane's runs go first (its earlier gets read what was
+    /// there before the atomic), and it sees the lane's earlier puts ([`Lane::order_reads`]).
+    #[inline]
+    pub fn order_atomic(&self) -> Result<()> {
+        self.combiner.send()?;
+        self.order_reads()
+    }
+
     /// Orders every operation issued before after those issued after (`shmem_fence`).
     pub fn fence(&self) -> Result<()> {
         // The copies made directly into mapped peers (which may be non-temporal) before what

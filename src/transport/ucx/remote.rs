@@ -136,10 +136,8 @@ impl transport::Network for Network {
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
         let k = lane.rkey(pe, seg)?;
-        // The lane's runs first: its earlier gets read what was there before this.
-        lane.send_run()?;
         if fetch || landed {
-            lane.order_reads()?;
+            lane.order_atomic()?;
             let old = match op {
                 Rmw::Add => k.fetch_add(off, value),
                 Rmw::And => k.fetch_and(off, value),
@@ -148,6 +146,8 @@ impl transport::Network for Network {
             }?;
             Ok(if fetch { old } else { value })
         } else {
+            // The lane's runs first: its earlier gets read what was there before this.
+            lane.send_run()?;
             let sent = match op {
                 Rmw::Add => k.add(off, value),
                 Rmw::And => k.and(off, value),
@@ -173,8 +173,7 @@ impl transport::Network for Network {
         value: W,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
-        lane.send_run()?;
-        lane.order_reads()?;
+        lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.swap(off, value)?)
     }
 
@@ -188,8 +187,7 @@ impl transport::Network for Network {
         value: W,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
-        lane.send_run()?;
-        lane.order_reads()?;
+        lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.compare_swap(off, cond, value)?)
     }
 
@@ -201,8 +199,7 @@ impl transport::Network for Network {
         off: usize,
     ) -> transport::Result<W> {
         let lane = self.lane_for(lane)?;
-        lane.send_run()?;
-        lane.order_reads()?;
+        lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.fetch(off)?)
     }
 
