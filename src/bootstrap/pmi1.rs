@@ -17,10 +17,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
+use std::time::Duration;
 
 /// Limits assumed when the launcher does not answer `get_maxes` (the PMI-1 reference values).
 const DEFAULT_KEYLEN_MAX: usize = 64;
 const DEFAULT_VALLEN_MAX: usize = 1024;
+
+/// Longest a PE that sent `cmd=abort` waits to be stopped before it leaves by itself.
+const STOP_WAIT: Duration = Duration::from_secs(2);
 
 /// A connected socket of either kind.
 trait Stream: Read + Write + Send {}
@@ -246,10 +250,18 @@ impl Bootstrap for Pmi1 {
     fn barrier(&mut self) -> Result<()> {
         self.request("cmd=barrier_in", "barrier_out").map(|_| ())
     }
+    /// PMI-1's abort has no reply: the PE stays until the launcher stops it (at most
+    /// [`STOP_WAIT`]), so that the launcher reads the abort before any peer finds this PE gone.
+    /// A PE leaving at once closes its connections, and a peer whose UCX was still connecting to
+    /// it can die in UCX's error path (UCX 1.13: an assertion, SIGABRT); a launcher that saw
+    /// that death first reported it, not the code given to `shmem_global_exit`. oshrun and Hydra
+    /// stop the caller of an abort with the rest of the job, within milliseconds.
     fn abort(&mut self, code: i32) {
         // Best effort: if the launcher is gone there is nobody left to tell. The reason is on this
         // PE's stderr already (a PMI-1 value cannot carry spaces).
-        let _ = self.send(&format!("cmd=abort exitcode={code}"));
+        if self.send(&format!("cmd=abort exitcode={code}")).is_ok() {
+            std::thread::sleep(STOP_WAIT);
+        }
     }
     fn finalize(&mut self) {
         if !self.finalized {

@@ -183,7 +183,7 @@ pub fn run(opts: &Options) -> i32 {
                     io::ErrorKind::PermissionDenied => 126,
                     _ => 1,
                 };
-                job.fail(code, None);
+                job.fail(code);
                 break;
             }
         }
@@ -374,7 +374,7 @@ impl Job {
             return;
         }
         say!("oshrun: received {}, stopping the job", signal_name(signo));
-        self.fail(128 + signo, None);
+        self.fail(128 + signo);
     }
 
     /// Collects the PEs that have exited and judges each exit.
@@ -458,38 +458,36 @@ impl Job {
                     "oshrun: PE {rank} (pid {pid}) was killed by signal {signo} ({}){core}",
                     signal_name(signo)
                 );
-                self.fail(128 + signo, None);
+                self.fail(128 + signo);
             }
             Exit::UnnamedSignal => {
                 say!("oshrun: PE {rank} (pid {pid}) was killed by a real-time signal");
-                self.fail(1, None);
+                self.fail(1);
             }
             Exit::Code(0) => {
                 if self.server.initialized(rank) && !self.server.finalized(rank) {
                     say!("oshrun: PE {rank} (pid {pid}) exited without calling shmem_finalize");
-                    self.fail(1, None);
+                    self.fail(1);
                 }
             }
             Exit::Code(code) => {
                 if self.pes.iter().any(Pe::running) {
                     say!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
                 }
-                self.fail(code, None);
+                self.fail(code);
             }
         }
     }
 
-    /// The job fails with `code` unless it is already stopping: every PE but `spare` gets
-    /// SIGTERM now, and whatever is left gets SIGKILL after [`GRACE`].
-    fn fail(&mut self, code: i32, spare: Option<usize>) {
+    /// The job fails with `code` unless it is already stopping: every PE gets SIGTERM now, and
+    /// whatever is left gets SIGKILL after [`GRACE`].
+    fn fail(&mut self, code: i32) {
         if self.stopping.is_some() {
             return;
         }
         self.exit_code = Some(code);
-        for (rank, pe) in self.pes.iter().enumerate() {
-            if Some(rank) != spare {
-                pe.signal(Signal::SIGTERM);
-            }
+        for pe in &self.pes {
+            pe.signal(Signal::SIGTERM);
         }
         self.stopping = Some(Stopping {
             kill_at: Instant::now() + GRACE,
@@ -528,7 +526,7 @@ impl Job {
             self.reports_until = Some(now + REPORT_TIME);
         }
         if self.stopping.is_none() && self.reports_until.is_some_and(|r| now >= r) {
-            self.fail(EXIT_TIMEOUT, None);
+            self.fail(EXIT_TIMEOUT);
         }
         if let Some(Stopping {
             kill_at,
@@ -609,9 +607,9 @@ impl Job {
         }
     }
 
-    /// `cmd=abort` from PE `rank`: stop the others now, unless a dying PE's exit comes first
-    /// ([`Self::collect_dying`]); the aborting PE is expected to exit by itself and is killed with
-    /// the rest if still there after the grace period.
+    /// `cmd=abort` from PE `rank`: stop the job now, unless a dying PE's exit comes first
+    /// ([`Self::collect_dying`]). The aborting PE is stopped with the rest: rshmem's waits for
+    /// it (PMI-1's abort has no reply), so that no peer finds it gone before the abort is read.
     fn abort(&mut self, rank: usize, abort: Abort) {
         if self.stopping.is_some() {
             return;
@@ -627,7 +625,7 @@ impl Job {
             "oshrun: PE {rank} {verb} the job with exit code {}{detail}",
             abort.code
         );
-        self.fail(abort.code, Some(rank));
+        self.fail(abort.code);
     }
 
     /// Removes `/dev/shm` entries whose name contains this job's (unique) KVS name.
