@@ -7,8 +7,9 @@
 //!
 //! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
 //! without PMI finalize, or `cmd=abort`, whose code may be 0 for `shmem_global_exit(0)`), the
-//! timeout, or a signal to oshrun decides the exit code and starts the stop: SIGTERM to every PE
-//! still running, SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are
+//! timeout, or a signal to oshrun decides the exit code and starts the stop: every PE still running
+//! is frozen (SIGSTOP), sent SIGTERM and let go (SIGCONT), so that none runs on while another ends;
+//! SIGKILL to those left after [`GRACE`]. Once stopping, later deaths are
 //! consequences and are not reported. One abort is itself a consequence: that of a PE whose
 //! connection to a dying PE failed. The kernel closes a dying process's sockets before its exit can
 //! be collected, so such an abort can arrive first; a PE found then on its way out (its exit begun,
@@ -47,6 +48,11 @@ pub const GRACE: Duration = Duration::from_secs(1);
 const DYING_WAIT: Duration = Duration::from_millis(500);
 /// Between two looks at a dying PE.
 const DYING_POLL: Duration = Duration::from_millis(1);
+/// Longest a stop waits for the PEs to freeze ([`Job::freeze`]): a stop signal takes hold at the
+/// PE's next entry into the kernel, microseconds away unless it sleeps uninterruptibly.
+const FREEZE_WAIT: Duration = Duration::from_millis(100);
+/// Between two looks at the PEs freezing.
+const FREEZE_POLL: Duration = Duration::from_micros(200);
 /// Longest sleep in `poll`; a safety net, since SIGCHLD and the clocks wake the loop anyway.
 const MAX_WAIT: Duration = Duration::from_secs(1);
 /// The signal that asks a PE where it is (rshmem's hang report); ignored by default.
@@ -481,18 +487,47 @@ impl Job {
 
     /// The job fails with `code` unless it is already stopping: every PE gets SIGTERM now, and
     /// whatever is left gets SIGKILL after [`GRACE`].
+    ///
+    /// The PEs are first frozen together ([`Job::freeze`]), then told to end, then let go. Ended
+    /// one after the other while the rest ran on, a PE whose peer had just closed its connections
+    /// could see them fail: UCX then printed errors, and UCX 1.13 sometimes died of an assertion
+    /// with a backtrace (`got REP message`: 3 runs in 120 of a `shmem_global_exit` at 4 PEs over
+    /// TCP), noise after the job's real end. Frozen, a PE runs no code of its own before its end
+    /// (the default action of SIGTERM ends a stopped process at once); one that handles SIGTERM
+    /// runs its handler once let go.
     fn fail(&mut self, code: i32) {
         if self.stopping.is_some() {
             return;
         }
         self.exit_code = Some(code);
+        self.freeze();
         for pe in &self.pes {
             pe.signal(Signal::SIGTERM);
+        }
+        for pe in &self.pes {
+            pe.signal(Signal::SIGCONT);
         }
         self.stopping = Some(Stopping {
             kill_at: Instant::now() + GRACE,
             killed: false,
         });
+    }
+
+    /// Stops every running PE (SIGSTOP) and waits until each has stopped or ended, at most
+    /// [`FREEZE_WAIT`] (a PE in an uninterruptible sleep stops only when it wakes).
+    fn freeze(&self) {
+        for pe in &self.pes {
+            pe.signal(Signal::SIGSTOP);
+        }
+        let until = Instant::now() + FREEZE_WAIT;
+        while self
+            .pes
+            .iter()
+            .any(|pe| pe.running() && !process::halted(pe.pid))
+            && Instant::now() < until
+        {
+            std::thread::sleep(FREEZE_POLL);
+        }
     }
 
     /// Sends every running PE the hang-report signal.

@@ -181,21 +181,28 @@ const PF_EXITING: u64 = 0x4;
 /// exit, before the process's memory and files go and long before it can be reaped. False when
 /// it cannot be told (no `/proc`).
 pub fn exiting(pid: Pid) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
+    stat(pid).is_some_and(|(state, flags)| matches!(state, 'Z' | 'X') || flags & PF_EXITING != 0)
+}
+
+/// Whether `pid` runs no code of its own any more: stopped by a signal, or its exit over (a
+/// zombie, or gone). True when it cannot be told (no `/proc`), so that a wait for it ends.
+pub fn halted(pid: Pid) -> bool {
+    stat(pid).is_none_or(|(state, _)| matches!(state, 'T' | 't' | 'Z' | 'X'))
+}
+
+/// The state letter and the flags of `pid` in `/proc/<pid>/stat`, if it can be read.
+fn stat(pid: Pid) -> Option<(char, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold anything, so
     // the fields are counted from its closing parenthesis.
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return false;
-    };
+    let (_, rest) = stat.rsplit_once(')')?;
     let mut fields = rest.split_whitespace();
-    let state = fields.next().unwrap_or("");
+    let state = fields.next()?.chars().next()?;
     let flags = fields
         .nth(5)
         .and_then(|f| f.parse::<u64>().ok())
         .unwrap_or(0);
-    matches!(state, "Z" | "X") || flags & PF_EXITING != 0
+    Some((state, flags))
 }
 
 #[cfg(test)]
@@ -214,5 +221,25 @@ mod tests {
         }
         assert!(exiting(pid));
         child.wait().unwrap();
+    }
+
+    #[test]
+    fn halted_tells_a_stopped_process_from_a_running_one() {
+        assert!(!halted(Pid::this()));
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = Pid::from_raw(child.id() as i32);
+        assert!(!halted(pid));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !halted(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(halted(pid));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(halted(pid), "a reaped process is gone");
     }
 }

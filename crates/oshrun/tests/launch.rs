@@ -339,6 +339,46 @@ fn pe_ignoring_sigterm_gets_sigkill() {
     assert_gone(&file.pids());
 }
 
+/// A stop freezes the PEs (SIGSTOP) before it ends them and lets them go (SIGCONT) after, so that
+/// none runs on while another ends. The PEs here handle SIGTERM and SIGCONT and note each one;
+/// every PE left when PE 2 fails must have been continued.
+#[test]
+fn a_stop_freezes_the_pes_first() {
+    let file = Scratch::new("frozen");
+    let script = format!(
+        r#"
+import os, signal, sys, time
+rank = os.environ["PMI_RANK"]
+if rank == "2":
+    time.sleep(0.3)
+    sys.exit(4)
+def note(what):
+    with open("{}", "a") as f:
+        f.write(what + " " + rank + "\n")
+signal.signal(signal.SIGTERM, lambda *_: note("term"))
+signal.signal(signal.SIGCONT, lambda *_: (note("cont"), os._exit(0)))
+time.sleep(30)
+"#,
+        file.0
+    );
+    let run = oshrun(&["--timeout", "40", "-np", "4", "python3", "-c", &script]);
+    assert_eq!(run.code, Some(4), "{}", run.stderr);
+    assert!(
+        run.elapsed < Duration::from_secs(5),
+        "took {:?}",
+        run.elapsed
+    );
+    let notes = std::fs::read_to_string(&file.0).unwrap_or_default();
+    for rank in ["0", "1", "3"] {
+        for what in ["term", "cont"] {
+            assert!(
+                notes.lines().any(|l| l == format!("{what} {rank}")),
+                "PE {rank} did not note {what}:\n{notes}"
+            );
+        }
+    }
+}
+
 #[test]
 fn timeout_kills_the_job() {
     let run = oshrun(&["--timeout", "1", "-np", "2", "sleep", "30"]);
