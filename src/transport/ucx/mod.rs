@@ -64,7 +64,10 @@ pub use worker::{Armed, Endpoint, Request, Worker};
 
 use std::ffi::CStr;
 use std::fmt;
-use ucx_sys::{UCS_OK, ucs_status_string, ucs_status_t};
+use ucx_sys::{
+    UCS_ERR_CONNECTION_RESET, UCS_ERR_ENDPOINT_TIMEOUT, UCS_ERR_NOT_CONNECTED, UCS_ERR_REJECTED,
+    UCS_ERR_UNREACHABLE, UCS_OK, ucs_status_string, ucs_status_t,
+};
 
 /// A failed UCX call: which call, and the UCX status it returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +82,27 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: ucs_status_string returns a static NUL-terminated string for any status value.
         let text = unsafe { CStr::from_ptr(ucs_status_string(self.status)) };
-        write!(f, "{}: {}", self.call, text.to_string_lossy())
+        write!(f, "{}: {}", self.call, text.to_string_lossy())?;
+        if self.peer_lost() {
+            // Most often the peer has died and this PE saw it before the launcher did: the
+            // launcher's report of that death follows.
+            f.write_str(" (the connection to that PE failed: it may have ended)")?;
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// Whether the status says the connection to the peer failed, rather than this PE's call.
+    fn peer_lost(&self) -> bool {
+        matches!(
+            self.status,
+            UCS_ERR_ENDPOINT_TIMEOUT
+                | UCS_ERR_CONNECTION_RESET
+                | UCS_ERR_UNREACHABLE
+                | UCS_ERR_NOT_CONNECTED
+                | UCS_ERR_REJECTED
+        )
     }
 }
 

@@ -728,3 +728,20 @@ fn combined_puts_reach_the_target() {
     own_progress.stop().unwrap();
     target_progress.stop().unwrap();
 }
+
+#[test]
+fn an_error_of_a_lost_peer_says_so() {
+    let lost = Error {
+        call: "ucp_get_nbx",
+        status: UCS_ERR_ENDPOINT_TIMEOUT,
+    };
+    assert_eq!(
+        lost.to_string(),
+        "ucp_get_nbx: Endpoint timeout (the connection to that PE failed: it may have ended)"
+    );
+    let own = Error {
+        call: "ucp_put_nbx",
+        status: UCS_ERR_INVALID_PARAM,
+    };
+    assert_eq!(own.to_string(), "ucp_put_nbx: Invalid parameter");
+}
