@@ -491,7 +491,7 @@ impl Job {
     /// The PEs are first frozen together ([`Job::freeze`]), then told to end, then let go. Ended
     /// one after the other while the rest ran on, a PE whose peer had just closed its connections
     /// could see them fail: UCX then printed errors, and UCX 1.13 sometimes died of an assertion
-    /// with a backtrace (`got REP message`: 3 runs in 120 of a `shmem_global_exit` at 4 PEs over
+    /// with a backtrace (`got REP message`: 5 runs in 200 of a `shmem_global_exit` at 4 PEs over
     /// TCP), noise after the job's real end. Frozen, a PE runs no code of its own before its end
     /// (the default action of SIGTERM ends a stopped process at once); one that handles SIGTERM
     /// runs its handler once let go.
