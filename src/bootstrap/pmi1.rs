@@ -276,7 +276,63 @@ impl Bootstrap for Pmi1 {
 
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Instant;
+
+    /// A client on one end of a socket pair; the other end plays the launcher.
+    fn client() -> (Pmi1, UnixStream) {
+        let (ours, launcher) = UnixStream::pair().unwrap();
+        let writer = ours.try_clone().unwrap();
+        let pmi = Pmi1 {
+            rank: 0,
+            size: 2,
+            kvsname: "kvs".into(),
+            job_id: "kvs".into(),
+            keylen_max: DEFAULT_KEYLEN_MAX,
+            vallen_max: DEFAULT_VALLEN_MAX,
+            reader: BufReader::new(Box::new(ours)),
+            writer: Box::new(writer),
+            finalized: false,
+        };
+        (pmi, launcher)
+    }
+
+    /// `abort` with the time it took, on a thread of its own.
+    fn abort_timed(mut pmi: Pmi1, code: i32) -> mpsc::Receiver<Duration> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let t0 = Instant::now();
+            pmi.abort(code);
+            let _ = tx.send(t0.elapsed());
+        });
+        rx
+    }
+
+    #[test]
+    fn abort_stays_until_the_launcher_stops_it() {
+        let (pmi, launcher) = client();
+        let took = abort_timed(pmi, 3);
+        let mut line = String::new();
+        BufReader::new(&launcher).read_line(&mut line).unwrap();
+        assert_eq!(line, "cmd=abort exitcode=3\n");
+        // This launcher stops nobody: the PE leaves by itself, after STOP_WAIT and not before.
+        let took = took
+            .recv_timeout(STOP_WAIT * 5)
+            .expect("abort did not return");
+        assert!(took >= STOP_WAIT, "abort returned after {took:?}");
+    }
+
+    #[test]
+    fn abort_with_the_launcher_gone_returns_at_once() {
+        let (pmi, launcher) = client();
+        drop(launcher);
+        let took = abort_timed(pmi, 3);
+        let took = took
+            .recv_timeout(STOP_WAIT * 5)
+            .expect("abort did not return");
+        assert!(took < STOP_WAIT / 2, "abort returned after {took:?}");
+    }
 
     #[test]
     fn fields() {
