@@ -10,9 +10,9 @@
 //! tree edge and call, at 2 PEs 37 us a broadcast of 8 bytes against OSHMEM's 6 (whose collectives
 //! are its MPI layer's messages). A message carries data and signal at once and needs nobody's
 //! leave: the receiver copies it into its destination inside its call, so the destination's
-//! readiness is the receiver's own business. Above 16 KiB ([`MESSAGE_BYTES`]) a broadcast's
-//! sender still waits for the receiver's word that it is in the call, one one-way message, which
-//! costs little beside the data and keeps what waits at a slow receiver small.
+//! readiness is the receiver's own business. A broadcast's root waits for the receiver's word that
+//! it is in the call only once its messages since the last such word would add up to more than
+//! [`RUN_AHEAD`], which bounds what waits at a slow receiver.
 //!
 //! A receiver posts its receive before it does what makes the sender send (its word of a
 //! handshake, its own message of an exchange: [`Messages::receive_after`]), so the data lands in
@@ -46,10 +46,6 @@ use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The most data a broadcast's message carries without the handshake: a larger one waits for the
-/// receiver to enter the call ([`Messages::handshake`]).
-pub const MESSAGE_BYTES: usize = 16 * 1024;
-
 /// The largest message: a larger broadcast or reduction runs as a sequence of calls on pieces of
 /// at most this ([`pieces`]), and a larger fcollect takes `collectives::ring`'s gets. What a
 /// message costs beyond its data: its receiver's copy in UCX's queue (if it arrived before the
@@ -59,14 +55,20 @@ pub const LARGEST: usize = 4 << 20;
 /// How far a broadcast's root may run ahead of each level of the tree below it: the messages
 /// of a group's broadcasts since their last handshake ([`Messages::handshake`]) add up to at
 /// most this, each counted with [`MESSAGE_COST`] more, so at most this (and UCX's records of
-/// them) waits at a reader that is behind: 1 MiB of them, about 2000 calls of 8 bytes.
+/// them) waits at a reader that is behind: 8 MiB, two messages of [`LARGEST`], about 16000 calls
+/// of 8 bytes. That bound is for messages the network sends at once (UCX's eager protocol); one
+/// it moves only once the receive is posted (UCX's rendezvous: over TCP from about 256 KiB)
+/// leaves only its header at the reader, and holds its sender in the call until the reader has
+/// posted it ([`Messages::send`]), so such a root is at most one call ahead anyway.
 ///
 /// Why not a fixed number of calls: a handshake drains the pipeline (the root waits until the
 /// reader has taken every earlier message, then the reader waits a one-way trip for the next),
 /// which one call in 64 paid at every level of the tree. Four PEs over TCP on two cores, 8-byte
 /// broadcasts: 0.75 of the time with one handshake in 1024 or 4096 calls, 0.9 with one in 256
-/// (`bench/README.md`).
-pub const RUN_AHEAD: u64 = 1 << 20;
+/// (`bench/README.md`). Why not one for every large message (above 16 KiB until 2026-12-05):
+/// the same drain on every call, at 2 PEs over TCP 0.15-0.3 of a broadcast's time at 64 KiB-1
+/// MiB (bench/README.md, "Large broadcasts without a handshake a call").
+pub const RUN_AHEAD: u64 = 8 << 20;
 
 /// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them
 /// held by a reader waiting elsewhere in the library raised its peak RSS by 1.5 MB).
@@ -139,7 +141,7 @@ pub fn pieces(n: usize, size: usize) -> impl Iterator<Item = (usize, usize)> {
 /// says it is in the call, and has posted its receive for this one before it says so.
 fn window(run: u64, nbytes: usize) -> (bool, u64) {
     let after = run + nbytes as u64 + MESSAGE_COST;
-    if nbytes > MESSAGE_BYTES || after > RUN_AHEAD {
+    if after > RUN_AHEAD {
         (true, 0)
     } else {
         (false, after)
@@ -204,8 +206,8 @@ impl<'a> Messages<'a> {
     }
 
     /// Whether this broadcast of `nbytes` waits for each receiver's word that it is in the call
-    /// before its message goes: when the data is larger than [`MESSAGE_BYTES`], or when its
-    /// message would take the group's run since the last handshake past [`RUN_AHEAD`]. Every
+    /// before its message goes: when its message would take the group's run since the last
+    /// handshake past [`RUN_AHEAD`]. Every
     /// member of every broadcast on the group must ask (leader or not), so that all of them
     /// count the same run.
     pub fn handshake(&self, nbytes: usize) -> bool {
@@ -399,7 +401,7 @@ impl<'a> Messages<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Doubling, MESSAGE_BYTES, MESSAGE_COST, RUN_AHEAD, window};
+    use super::{Doubling, LARGEST, MESSAGE_COST, RUN_AHEAD, window};
 
     #[test]
     fn a_root_runs_ahead_by_at_most_the_window() {
@@ -423,12 +425,11 @@ mod tests {
             gaps.iter().all(|&g| g == per + 1),
             "{gaps:?}, {per} calls a window"
         );
-        // The largest message without a handshake fits, and counts; a larger one always waits.
-        assert_eq!(
-            window(0, MESSAGE_BYTES),
-            (false, (MESSAGE_BYTES as u64) + MESSAGE_COST)
-        );
-        assert_eq!(window(0, MESSAGE_BYTES + 1), (true, 0));
+        // A message of any size counts its bytes: one of the largest runs ahead of the reader
+        // once, the next waits for it.
+        let largest = LARGEST as u64 + MESSAGE_COST;
+        assert_eq!(window(0, LARGEST), (false, largest));
+        assert_eq!(window(largest, LARGEST), (true, 0));
         assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 8, 8), (false, RUN_AHEAD));
         assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 7, 8), (true, 0));
     }

@@ -11,11 +11,11 @@
 //! The leaders send the data as messages of the network ([`super::message`]), not into each
 //! other's memory; where the network carries none, these paths are not taken (the flat ones are):
 //! - broadcast: each leader takes its parent's message into its destination (the root starts
-//!   from its source), sends one to each child and delivers to its node's members. For small
-//!   data nobody waits for a child, so a root runs ahead of its readers, but by at most
-//!   `message::RUN_AHEAD` of messages; larger data (above `MESSAGE_BYTES`) always waits for each
-//!   child's word that it is in the call (`up[i]`, below) before its message goes
-//!   ([`Messages::handshake`]). `ceil(log2 L)` messages for the root, one hop each level.
+//!   from its source), sends one to each child and delivers to its node's members. Nobody waits
+//!   for a child, so a root runs ahead of its readers, but by at most `message::RUN_AHEAD` of
+//!   messages: then it waits for each child's word that it is in the call (`up[i]`, below)
+//!   before its message goes ([`Messages::handshake`]). `ceil(log2 L)` messages for the root,
+//!   one hop each level.
 //! - reduction: recursive doubling among the leaders ([`exchange`]), `log2 L` exchanges (two more
 //!   steps where `L` is not a power of two), then each leader delivers the result to its node.
 //!   The order of combination is fixed by the shape alone (each node's members in member order,
