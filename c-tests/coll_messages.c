@@ -6,9 +6,9 @@
 // (each PE its own node, so every PE leads one: the node leaders' messages of
 // src/collectives/message.rs), at leader counts that are and are not powers of two. A broadcast's
 // root runs ahead of its readers there, its messages waiting at the readers until their own call
-// takes them, until the window of message::RUN_AHEAD is full and a call waits for the readers
+// takes them, until the window of message::RUN_AHEAD (8 MiB) is full and a call waits for the readers
 // instead. Each round:
-// - a team broadcast of a size that cycles from 8 bytes to past the message limit (16 KiB), from a
+// - a team broadcast of a size that cycles from 8 bytes to 20000 (past 16 KiB), from a
 //   root that changes every round, into the same destination every time, read right after;
 // - a long sum and a double sum (of multiples of 1/8: exact in any order) on the world team, of 1,
 //   16, 2048 and 2049 elements;
@@ -36,7 +36,7 @@ enum { ROUNDS = 300, MAXN = 2600 };
 
 static int me, npes;
 static long errors;
-static unsigned char bsrc[20000], bdst[20000];
+static unsigned char bsrc[1 << 20], bdst[1 << 20];
 static long lsrc[MAXN], ldst[MAXN];
 static double dsrc[MAXN], ddst[MAXN];
 static unsigned char fdst[8 * 4000];
@@ -131,13 +131,14 @@ static void large_round(int round, unsigned char *bs, unsigned char *bd, long *l
     CHECK(bad == 0, "round %d: collectmem of about %zu bytes a PE: %zu wrong", round, mine, bad);
 }
 
-/* A root far ahead of a slow reader: RUN calls back to back from PE 0, by team and by active set:
- * 2500 of 8 bytes (about 2000 of them fill the window a root may run ahead), then 1500 alternating
- * 8 bytes and 16 KiB (the largest without a handshake, counted in the same window: full every 120
- * calls or so), then 8 bytes with one call in 50 past 16 KiB (always a handshake). The last PE
+/* A root far ahead of a slow reader: RUN calls back to back from PE 0, by team and by active set,
+ * each stretch crossing the window a root may run ahead (8 MiB of messages, each counted 512 bytes
+ * more): 17000 of 8 bytes (about 16100 fill it), then 600 alternating 8 bytes and 64 KiB (which
+ * UCX sends at once over TCP: full every 250 calls or so), then 40 alternating 8 bytes and 1 MiB
+ * (which UCX moves once the reader has posted its receive: full every 16 calls). The last PE
  * sleeps before its first call, so the root's messages wait at it in the network's queue; every
  * reader checks every call's data. */
-enum { RUN = 5000 };
+enum { SMALL = 17000, MEDIUM = SMALL + 600, RUN = MEDIUM + 40 };
 static void run_ahead(void) {
     shmem_barrier_all();
     if (me == npes - 1 && npes > 1) {
@@ -147,7 +148,7 @@ static void run_ahead(void) {
     for (int form = 0; form < 2; form++) {
         long bad = 0, wrong_at = -1;
         for (int i = 0; i < RUN; i++) {
-            size_t len = i < 2500 ? 8 : i < 4000 ? (i % 2 ? 16384 : 8) : i % 50 == 49 ? 20000 : 8;
+            size_t len = i < SMALL ? 8 : i % 2 == 0 ? 8 : i < MEDIUM ? 65536 : sizeof bsrc;
             if (me == 0) {
                 for (size_t k = 0; k < len; k += 8) bsrc[k] = byte(i + form, k);
                 bsrc[len - 1] = (unsigned char)i;
