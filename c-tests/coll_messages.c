@@ -133,9 +133,10 @@ static void large_round(int round, unsigned char *bs, unsigned char *bd, long *l
 
 /* A root far ahead of a slow reader: RUN calls back to back from PE 0, by team and by active set,
  * each stretch crossing the window a root may run ahead (8 MiB of messages, each counted 512 bytes
- * more): 17000 of 8 bytes (about 16100 fill it), then 600 alternating 8 bytes and 64 KiB (which
- * UCX sends at once over TCP: full every 250 calls or so), then 40 alternating 8 bytes and 1 MiB
- * (which UCX moves once the reader has posted its receive: full every 16 calls). The last PE
+ * more, and 4 KiB at least: 2048 calls of 8 bytes fill it): 17000 of 8 bytes, then 600
+ * alternating 8 bytes and 64 KiB (which UCX sends at once over TCP: full every 240 calls or so),
+ * then 40 alternating 8 bytes and 1 MiB (which UCX moves once the reader has posted its receive:
+ * full every 16 calls). The last PE
  * sleeps before its first call, so the root's messages wait at it in the network's queue; every
  * reader checks every call's data. */
 enum { SMALL = 17000, MEDIUM = SMALL + 600, RUN = MEDIUM + 40 };

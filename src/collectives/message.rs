@@ -54,9 +54,9 @@ pub const LARGEST: usize = 4 << 20;
 
 /// How far a broadcast's root may run ahead of each level of the tree below it: the messages
 /// of a group's broadcasts since their last handshake ([`Messages::handshake`]) add up to at
-/// most this, each counted with [`MESSAGE_COST`] more, so at most this (and UCX's records of
-/// them) waits at a reader that is behind: 8 MiB, two messages of [`LARGEST`], about 16000 calls
-/// of 8 bytes. That bound is for messages the network sends at once (UCX's eager protocol); one
+/// most this, each counted with [`MESSAGE_COST`] more and as [`MESSAGE_FLOOR`] at least, so at
+/// most this (and UCX's records of them) waits at a reader that is behind: 8 MiB, two messages of
+/// [`LARGEST`], 2048 calls of up to 3.5 KiB. That bound is for messages the network sends at once (UCX's eager protocol); one
 /// it moves only once the receive is posted (UCX's rendezvous: over TCP from about 256 KiB)
 /// leaves only its header at the reader, and holds its sender in the call until the reader has
 /// posted it ([`Messages::send`]), so such a root is at most one call ahead anyway.
@@ -73,6 +73,11 @@ pub const RUN_AHEAD: u64 = 8 << 20;
 /// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them
 /// held by a reader waiting elsewhere in the library raised its peak RSS by 1.5 MB).
 pub const MESSAGE_COST: u64 = 512;
+
+/// The least a message counts in a root's run: at most 2048 messages between two handshakes,
+/// about the 2000 calls of 8 bytes that small broadcasts ran ahead by when [`RUN_AHEAD`] was
+/// 1 MiB (tuned with them), however large the window for large messages.
+pub const MESSAGE_FLOOR: u64 = RUN_AHEAD / 2048;
 
 /// The bit of a tag for an active set's call (clear: a team's).
 const ACTIVE_SET: u64 = 1 << 62;
@@ -140,7 +145,7 @@ pub fn pieces(n: usize, size: usize) -> impl Iterator<Item = (usize, usize)> {
 /// after it. A handshake empties the run: each receiver has taken every earlier message when it
 /// says it is in the call, and has posted its receive for this one before it says so.
 fn window(run: u64, nbytes: usize) -> (bool, u64) {
-    let after = run + nbytes as u64 + MESSAGE_COST;
+    let after = run + (nbytes as u64 + MESSAGE_COST).max(MESSAGE_FLOOR);
     if after > RUN_AHEAD {
         (true, 0)
     } else {
@@ -401,12 +406,13 @@ impl<'a> Messages<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Doubling, LARGEST, MESSAGE_COST, RUN_AHEAD, window};
+    use super::{Doubling, LARGEST, MESSAGE_COST, MESSAGE_FLOOR, RUN_AHEAD, window};
 
     #[test]
     fn a_root_runs_ahead_by_at_most_the_window() {
-        // Calls of 8 bytes: the same number of them between two handshakes, every time.
-        let per = RUN_AHEAD / (8 + MESSAGE_COST);
+        // Calls of 8 bytes: the same number of them between two handshakes, every time, each
+        // counted as the floor.
+        let per = RUN_AHEAD / MESSAGE_FLOOR;
         let (mut run, mut last, mut gaps) = (0, 0u64, Vec::new());
         for call in 1..=5 * per {
             let (handshake, next) = window(run, 8);
@@ -430,8 +436,11 @@ mod tests {
         let largest = LARGEST as u64 + MESSAGE_COST;
         assert_eq!(window(0, LARGEST), (false, largest));
         assert_eq!(window(largest, LARGEST), (true, 0));
-        assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 8, 8), (false, RUN_AHEAD));
-        assert_eq!(window(RUN_AHEAD - MESSAGE_COST - 7, 8), (true, 0));
+        assert_eq!(window(RUN_AHEAD - MESSAGE_FLOOR, 8), (false, RUN_AHEAD));
+        assert_eq!(window(RUN_AHEAD - MESSAGE_FLOOR + 1, 8), (true, 0));
+        // Above the floor a message counts its bytes and their cost.
+        let above = MESSAGE_FLOOR as usize;
+        assert_eq!(window(0, above), (false, above as u64 + MESSAGE_COST));
     }
 
     #[test]
