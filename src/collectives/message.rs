@@ -66,8 +66,8 @@ pub const LARGEST: usize = 4 << 20;
 /// which one call in 64 paid at every level of the tree. Four PEs over TCP on two cores, 8-byte
 /// broadcasts: 0.75 of the time with one handshake in 1024 or 4096 calls, 0.9 with one in 256
 /// (`bench/README.md`). Why not one for every large message (above 16 KiB until 2026-12-05):
-/// the same drain on every call, at 2 PEs over TCP 0.15-0.3 of a broadcast's time at 64 KiB-1
-/// MiB (bench/README.md, "Large broadcasts without a handshake a call").
+/// the same drain on every call, at 2 PEs over TCP half of a broadcast's time at 64 KiB and a
+/// fifth at 256 KiB (bench/README.md, "Large broadcasts without a handshake a call").
 pub const RUN_AHEAD: u64 = 8 << 20;
 
 /// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them
