@@ -6,8 +6,8 @@
 // (each PE its own node, so every PE leads one: the node leaders' messages of
 // src/collectives/message.rs), at leader counts that are and are not powers of two. A broadcast's
 // root runs ahead of its readers there, its messages waiting at the readers until their own call
-// takes them, until the window of message::RUN_AHEAD (8 MiB) is full and a call waits for the readers
-// instead. Each round:
+// takes them, until the window of message::RUN_AHEAD (8 MiB) is full and a call waits for the
+// readers instead. Each round:
 // - a team broadcast of a size that cycles from 8 bytes to 20000 (past 16 KiB), from a
 //   root that changes every round, into the same destination every time, read right after;
 // - a long sum and a double sum (of multiples of 1/8: exact in any order) on the world team, of 1,
@@ -136,9 +136,8 @@ static void large_round(int round, unsigned char *bs, unsigned char *bd, long *l
  * more, and 4 KiB at least: 2048 calls of 8 bytes fill it): 17000 of 8 bytes, then 600
  * alternating 8 bytes and 64 KiB (which UCX sends at once over TCP: full every 240 calls or so),
  * then 40 alternating 8 bytes and 1 MiB (which UCX moves once the reader has posted its receive:
- * full every 16 calls). The last PE
- * sleeps before its first call, so the root's messages wait at it in the network's queue; every
- * reader checks every call's data. */
+ * full every 15 calls or so). The last PE sleeps before its first call, so the root's messages wait
+ * at it in the network's queue; every reader checks every call's data. */
 enum { SMALL = 17000, MEDIUM = SMALL + 600, RUN = MEDIUM + 40 };
 static void run_ahead(void) {
     shmem_barrier_all();

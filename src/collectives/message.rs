@@ -56,10 +56,11 @@ pub const LARGEST: usize = 4 << 20;
 /// of a group's broadcasts since their last handshake ([`Messages::handshake`]) add up to at
 /// most this, each counted with [`MESSAGE_COST`] more and as [`MESSAGE_FLOOR`] at least, so at
 /// most this (and UCX's records of them) waits at a reader that is behind: 8 MiB, two messages of
-/// [`LARGEST`], 2048 calls of up to 3.5 KiB. That bound is for messages the network sends at once (UCX's eager protocol); one
-/// it moves only once the receive is posted (UCX's rendezvous: over TCP from about 256 KiB)
-/// leaves only its header at the reader, and holds its sender in the call until the reader has
-/// posted it ([`Messages::send`]), so such a root is at most one call ahead anyway.
+/// [`LARGEST`], 2048 calls of up to 3.5 KiB. That bound is for messages the network sends at once
+/// (UCX's eager protocol); one it moves only once the receive is posted (UCX's rendezvous: over
+/// TCP from about 256 KiB) leaves only its header at the reader, and holds its sender in the call
+/// until the reader has posted it ([`Messages::send`]), so such a root is at most one call ahead
+/// anyway.
 ///
 /// Why not a fixed number of calls: a handshake drains the pipeline (the root waits until the
 /// reader has taken every earlier message, then the reader waits a one-way trip for the next),
@@ -212,9 +213,8 @@ impl<'a> Messages<'a> {
 
     /// Whether this broadcast of `nbytes` waits for each receiver's word that it is in the call
     /// before its message goes: when its message would take the group's run since the last
-    /// handshake past [`RUN_AHEAD`]. Every
-    /// member of every broadcast on the group must ask (leader or not), so that all of them
-    /// count the same run.
+    /// handshake past [`RUN_AHEAD`]. Every member of every broadcast on the group must ask
+    /// (leader or not), so that all of them count the same run.
     pub fn handshake(&self, nbytes: usize) -> bool {
         // One thread at a time calls collectives on a group (see `next_call`).
         let (handshake, run) = window(self.run.load(Ordering::Relaxed), nbytes);
