@@ -100,6 +100,8 @@ config_table! {
         "node-aware barrier, broadcast, reductions, fcollect, collect and scans for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     progress_delay: Duration = Duration::from_micros(5000), "PROGRESS_DELAY", parse_micros,
         "microseconds: within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
+    spread: bool = true, "SPREAD", parse_flag,
+        "where a node's PEs do not outnumber its cores, the thread that called shmem_init has a core of its own (the node's i-th PE the i-th core), moves there at the end of shmem_init and back when a wait finds it sharing another; nothing stays bound. 0 leaves placement to the kernel";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,

@@ -367,6 +367,7 @@ pub(super) fn build(call: &'static str) -> World {
         })
         .collect();
     let local_pes = records.iter().filter(|r| r.host == mine.host).count();
+    let local_rank = records[..me].iter().filter(|r| r.host == mine.host).count();
     let on_net = routes.iter().filter(|r| **r == Route::Net).count();
     tracing::info!(target: "rshmem::route", "{} PEs by shared memory, {on_net} by the network ({local_pes} on \
         this node; SHMEM_TRANSPORT={})", npes - on_net, mine.transport.name());
@@ -451,6 +452,14 @@ pub(super) fn build(call: &'static str) -> World {
         },
         t,
     );
+    if world.config.spread {
+        match crate::transport::cores::settle(local_rank, local_pes) {
+            Some(core) => tracing::info!(target: "rshmem::init",
+                "spread: local PE {local_rank} of {local_pes}, home core {core}"),
+            None => tracing::info!(target: "rshmem::init",
+                "spread: local PE {local_rank} of {local_pes}, no home core"),
+        }
+    }
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));
     }

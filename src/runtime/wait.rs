@@ -188,7 +188,7 @@ pub fn until_watching_as(
     while !done() {
         let busy = poll() && may_spin;
         if (!busy && rounds.is_multiple_of(IDLE_YIELD)) || rounds.is_multiple_of(BUSY_YIELD) {
-            std::thread::yield_now();
+            crate::transport::cores::yield_core();
         }
         rounds = rounds.wrapping_add(1);
         let periodic = rounds.is_multiple_of(PARENT_CHECK);

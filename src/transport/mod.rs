@@ -21,6 +21,7 @@
 //! Segments are numbered as the runtime numbers them (0: the heap, 1: the global data); offsets are
 //! from the start of the peer's segment, checked against its length by the network.
 
+pub(crate) mod cores;
 pub mod shm;
 pub(crate) mod ucx;
 

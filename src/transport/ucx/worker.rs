@@ -78,7 +78,7 @@ impl WorkerHandle {
             } else {
                 idle += 1;
                 if idle >= SPINS_BEFORE_YIELD {
-                    std::thread::yield_now();
+                    crate::transport::cores::yield_core();
                 }
             }
         }
