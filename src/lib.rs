@@ -11,7 +11,8 @@
 //! - `collectives`: algorithms written against the runtime's one-sided primitives.
 //! - `runtime`: the `World` (read-only after init), configuration, symmetric segments, handles, errors.
 //! - `transport`: how bytes reach a peer: `shm` (load/store into the peer's mapped segments) and
-//!   the one seam every network sits behind (`Network`, `Remote`; `ucx` now).
+//!   the one seam every network sits behind (`Network`, `Remote`; `ucx` now); and `cores`, the
+//!   yield every wait makes.
 //! - `bootstrap`: the key/value exchange with the launcher (PMI-1, singleton).
 
 mod api;

@@ -20,6 +20,9 @@
 //!
 //! Segments are numbered as the runtime numbers them (0: the heap, 1: the global data); offsets are
 //! from the start of the peer's segment, checked against its length by the network.
+//!
+//! One piece here is not about bytes: [`cores`], the yield that every wait of the library makes
+//! (the runtime's and a network lane's), with each PE's home core where the node has one per PE.
 
 pub(crate) mod cores;
 pub mod shm;
