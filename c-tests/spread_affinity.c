@@ -17,9 +17,19 @@
 
 static cpu_set_t before;
 
-static int same(const cpu_set_t *a, const cpu_set_t *b)
+/* Whether the calling thread's affinity is still `before`; says what differs after `when`. */
+static int kept(int me, const char *when)
 {
-    return CPU_EQUAL(a, b);
+    cpu_set_t now;
+    if (sched_getaffinity(0, sizeof now, &now) != 0) {
+        perror("sched_getaffinity");
+        exit(2);
+    }
+    if (CPU_EQUAL(&before, &now))
+        return 1;
+    fprintf(stderr, "PE %d: the affinity after %s (%d cores) is not the one before (%d)\n", me, when,
+            CPU_COUNT(&now), CPU_COUNT(&before));
+    return 0;
 }
 
 static void *child(void *arg)
@@ -42,16 +52,7 @@ int main(void)
     int me = shmem_my_pe();
     int errors = 0;
 
-    cpu_set_t after;
-    if (sched_getaffinity(0, sizeof after, &after) != 0) {
-        perror("sched_getaffinity after shmem_init");
-        return 2;
-    }
-    if (!same(&before, &after)) {
-        fprintf(stderr, "PE %d: the affinity after shmem_init (%d cores) is not the one before (%d)\n",
-                me, CPU_COUNT(&after), CPU_COUNT(&before));
-        errors++;
-    }
+    errors += !kept(me, "shmem_init");
 
     cpu_set_t inherited;
     pthread_t t;
@@ -59,7 +60,7 @@ int main(void)
         fprintf(stderr, "PE %d: pthread_create failed\n", me);
         return 2;
     }
-    if (!same(&before, &inherited)) {
+    if (!CPU_EQUAL(&before, &inherited)) {
         fprintf(stderr, "PE %d: a thread started after shmem_init may run on %d cores, not %d\n", me,
                 CPU_COUNT(&inherited), CPU_COUNT(&before));
         errors++;
@@ -68,15 +69,7 @@ int main(void)
     /* Waits that yield, many of them. */
     for (int i = 0; i < 2000; i++)
         shmem_barrier_all();
-    if (sched_getaffinity(0, sizeof after, &after) != 0) {
-        perror("sched_getaffinity after the barriers");
-        return 2;
-    }
-    if (!same(&before, &after)) {
-        fprintf(stderr, "PE %d: the affinity after 2000 barriers (%d cores) is not the one before (%d)\n",
-                me, CPU_COUNT(&after), CPU_COUNT(&before));
-        errors++;
-    }
+    errors += !kept(me, "2000 barriers");
 
     shmem_finalize();
     if (errors == 0 && me == 0)

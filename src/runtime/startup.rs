@@ -453,12 +453,9 @@ pub(super) fn build(call: &'static str) -> World {
         t,
     );
     if world.config.spread {
-        match crate::transport::cores::settle(local_rank, local_pes) {
-            Some(core) => tracing::info!(target: "rshmem::init",
-                "spread: local PE {local_rank} of {local_pes}, home core {core}"),
-            None => tracing::info!(target: "rshmem::init",
-                "spread: local PE {local_rank} of {local_pes}, no home core"),
-        }
+        let home = crate::transport::cores::settle(local_rank, local_pes);
+        tracing::info!(target: "rshmem::init", "spread: local PE {local_rank} of {local_pes}, home core {}",
+            home.map_or("none".to_string(), |core| core.to_string()));
     }
     if me == 0 && (world.config.info || world.config.version) {
         print!("{}", super::info::banner(&world));

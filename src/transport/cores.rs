@@ -165,10 +165,14 @@ mod tests {
         members(&affinity().expect("sched_getaffinity"))
     }
 
+    /// Runs `test` on a thread of its own: the test harness's threads keep their placement.
+    fn on_own_thread(test: impl FnOnce() + Send + 'static) {
+        std::thread::spawn(test).join().unwrap();
+    }
+
     #[test]
     fn a_pe_gets_its_home_core_and_keeps_its_affinity() {
-        // On a thread of its own: the test harness's threads keep their placement.
-        std::thread::spawn(|| {
+        on_own_thread(|| {
             let before = allowed();
             if before.len() < 2 {
                 // One core: no home, nothing done.
@@ -181,27 +185,23 @@ mod tests {
             assert_eq!(allowed(), before, "the affinity was not given back");
             // The rank wraps around the cores.
             assert_eq!(settle(last + 1, 2), Some(before[0]));
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     #[test]
     fn no_home_alone_or_where_pes_outnumber_the_cores() {
-        std::thread::spawn(|| {
+        on_own_thread(|| {
             let cores = allowed().len();
             assert_eq!(settle(0, 1), None);
             assert_eq!(settle(0, cores + 1), None);
             assert_eq!(HOME.get(), None);
             assert_eq!(allowed().len(), cores);
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     #[test]
     fn a_core_outside_the_affinity_is_not_moved_to() {
-        std::thread::spawn(|| {
+        on_own_thread(|| {
             let before = allowed();
             assert!(!move_to(libc::CPU_SETSIZE as usize));
             let outside = (0..libc::CPU_SETSIZE as usize).find(|c| !before.contains(c));
@@ -209,9 +209,7 @@ mod tests {
                 assert!(!move_to(outside));
             }
             assert_eq!(allowed(), before);
-        })
-        .join()
-        .unwrap();
+        });
     }
 
     #[test]
@@ -219,7 +217,7 @@ mod tests {
         // A thread with a home core, put on another thread's core (its affinity whole, as the
         // kernel leaves a task it placed), must move home by its own yields, well before the
         // kernel's balancer would move it.
-        std::thread::spawn(|| {
+        on_own_thread(|| {
             let before = allowed();
             if before.len() < 2 {
                 return;
@@ -254,8 +252,6 @@ mod tests {
                 "the thread's yields never moved it home"
             );
             assert_eq!(here, home as i32, "the move did not take the thread home");
-        })
-        .join()
-        .unwrap();
+        });
     }
 }
