@@ -8,18 +8,25 @@
 //! cannot complete their barrier: their wait notices, in its slow path, that the PE it waits for
 //! has left ([`wait_for`]), and ends the job with a message naming that PE. A wait that does not
 //! know whom it waits for (wait_until, a lock) ends the job when every other PE has left, since
-//! then nobody can satisfy it. A correct program, whose PEs all finalize, exits 0 as before.
+//! then nobody can satisfy it; but where the thread level lets the PE have other threads, one of
+//! them still can (a store to the waited-for word), and the job goes on. A correct program, whose
+//! PEs all finalize, exits 0 as before.
 //!
 //! Cost: nothing on a fast path (the checks run every few dozen yields of a blocked wait); the
 //! rendezvous is two control-word additions per PE per arriving PE, at finalize only.
 
+use super::constants::{SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED, SHMEM_THREAD_SINGLE};
 use super::team::Members;
 use super::world::World;
 use super::{wait, world};
 use crate::fatal;
 use crate::transport::shm::control::ASET_PES;
+use std::ffi::c_int;
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// How many times this PE has entered the rendezvous.
 static FINALIZES: AtomicU64 = AtomicU64::new(0);
@@ -148,7 +155,8 @@ fn wait_while_there(
 }
 
 /// The slow-path check of every wait: ends the job when every other PE has left and the wait is
-/// still not satisfied (nobody can satisfy it any more). `done` is read after the PEs that left
+/// still not satisfied (nobody can satisfy it any more), at `SHMEM_THREAD_SINGLE`; at a higher
+/// level, see [`notice_alone`]. `done` is read after the PEs that left
 /// are: a PE that satisfies the wait and then finalizes is seen as having satisfied it. The count
 /// of arrivals alone does not do for that: over UCX it travels apart from the barrier signals, and
 /// a PE's last signal can arrive after its arrival (an 8-PE job over TCP whose PEs all finalized
@@ -169,12 +177,58 @@ pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     if (0..tracked).any(|pe| pe != w.me && !has_left(w, pe)) {
         return;
     }
-    if !done() {
-        let first = (0..w.npes).find(|&pe| has_left(w, pe)).unwrap_or(0);
-        fatal!(
-            "wait",
-            "every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE still waits for something: ending the job"
-        );
+    if done() {
+        return;
+    }
+    let first = (0..w.npes).find(|&pe| has_left(w, pe)).unwrap_or(0);
+    let level = w.thread_level.load(Ordering::Relaxed);
+    if level > SHMEM_THREAD_SINGLE {
+        // Another thread of this PE may still end the wait (a store, or a put to itself).
+        notice_alone(w.me, first, level, generation);
+        return;
+    }
+    fatal!(
+        "wait",
+        "every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE still waits for something: ending the job"
+    );
+}
+
+/// How long a wait of a threaded PE stays alone before [`notice_alone`] says so.
+const ALONE_NOTICE: Duration = Duration::from_secs(10);
+
+/// For the finalize generation in which this PE's waits first found every other PE gone: when,
+/// and whether the notice was written.
+static ALONE: Mutex<Option<(u64, Instant, bool)>> = Mutex::new(None);
+
+/// Where the thread level lets other threads of this PE run, a wait left alone may still be
+/// ended by one of them: the job goes on, and once the wait has been alone for `ALONE_NOTICE`, one
+/// line per finalize generation says why a job that hangs there does.
+fn notice_alone(me: usize, first: usize, level: c_int, generation: u64) {
+    let mut alone = ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let now = Instant::now();
+    let (_, since, written) = match alone.as_mut() {
+        Some(state) if state.0 == generation => state,
+        _ => alone.insert((generation, now, false)),
+    };
+    if *written || now.duration_since(*since) < ALONE_NOTICE {
+        return;
+    }
+    *written = true;
+    let line = format!(
+        "[PE {me}] wait: every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE has waited {} s; at thread level {} another thread of this PE may still end the wait, so the job goes on\n",
+        ALONE_NOTICE.as_secs(),
+        thread_level_name(level),
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// The spec's name of thread level `level`.
+fn thread_level_name(level: c_int) -> &'static str {
+    match level {
+        SHMEM_THREAD_SINGLE => "SHMEM_THREAD_SINGLE",
+        SHMEM_THREAD_FUNNELED => "SHMEM_THREAD_FUNNELED",
+        SHMEM_THREAD_SERIALIZED => "SHMEM_THREAD_SERIALIZED",
+        _ => "SHMEM_THREAD_MULTIPLE",
     }
 }
 
