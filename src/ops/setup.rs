@@ -1,10 +1,7 @@
 //! Library setup, exit and query routines (OpenSHMEM 1.6 §9.1, §9.2).
 
 use crate::fatal;
-use crate::runtime::constants::{
-    SHMEM_MAJOR_VERSION, SHMEM_MAX_NAME_LEN, SHMEM_MINOR_VERSION, SHMEM_THREAD_MULTIPLE,
-    SHMEM_THREAD_SINGLE, SHMEM_VENDOR_STRING,
-};
+use crate::runtime::constants::{SHMEM_MAX_NAME_LEN, SHMEM_THREAD_MULTIPLE, SHMEM_THREAD_SINGLE};
 use crate::runtime::error::{ABORTING, abort_job};
 use crate::runtime::{personality, startup, world};
 use std::ffi::{c_char, c_int, c_void};
@@ -200,7 +197,9 @@ pub fn ptr(call: &'static str, dest: *const c_void, pe: c_int) -> *mut c_void {
     }
 }
 
-/// `shmem_info_get_version`. Callable before `shmem_init`.
+/// `shmem_info_get_version`: the version of the header the program was compiled with (rshmem's,
+/// or a foreign one's under its personality, see `runtime::personality`), as the spec has the call
+/// agree with that header's constants. Callable before `shmem_init`.
 ///
 /// # Safety
 /// `major` and `minor` must be writable.
@@ -212,14 +211,17 @@ pub unsafe fn info_get_version(call: &'static str, major: *mut c_int, minor: *mu
             if major.is_null() { "major" } else { "minor" }
         );
     }
+    personality::select(call);
+    let (major_version, minor_version) = personality::active().version;
     // SAFETY: checked non-null; the caller guarantees they are writable.
     unsafe {
-        major.write(SHMEM_MAJOR_VERSION);
-        minor.write(SHMEM_MINOR_VERSION);
+        major.write(major_version);
+        minor.write(minor_version);
     }
 }
 
-/// `shmem_info_get_name`: the vendor string, NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes.
+/// `shmem_info_get_name`: the vendor string of the program's header (as for
+/// [`info_get_version`]), NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes.
 ///
 /// # Safety
 /// `name` must have room for `SHMEM_MAX_NAME_LEN` bytes.
@@ -227,7 +229,8 @@ pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
     if name.is_null() {
         fatal!(call, "name is NULL");
     }
-    let vendor = SHMEM_VENDOR_STRING.to_bytes();
+    personality::select(call);
+    let vendor = personality::active().vendor.to_bytes();
     let n = vendor.len().min(SHMEM_MAX_NAME_LEN as usize - 1);
     // SAFETY: n + 1 <= SHMEM_MAX_NAME_LEN bytes, which the caller guarantees.
     unsafe {
@@ -242,7 +245,7 @@ pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
 /// argument is received (docs/ABI.md, variadic routines).
 pub fn pcontrol(_call: &'static str, _level: c_int) {}
 
-/// Fortran `SHMEM_INFO_GET_NAME(NAME)`: the vendor string in the `CHARACTER` variable `name` of
+/// Fortran `SHMEM_INFO_GET_NAME(NAME)`: the vendor string (as for [`info_get_name`]) in the `CHARACTER` variable `name` of
 /// `name_len` characters (the length gfortran passes after the arguments), blank-padded as Fortran
 /// strings are, and cut to `name_len` if longer.
 ///
@@ -252,7 +255,8 @@ pub unsafe fn info_get_name_fortran(call: &'static str, name: *mut c_char, name_
     if name.is_null() && name_len > 0 {
         fatal!(call, "name is NULL");
     }
-    let vendor = SHMEM_VENDOR_STRING.to_bytes();
+    personality::select(call);
+    let vendor = personality::active().vendor.to_bytes();
     let n = vendor.len().min(name_len);
     // SAFETY: n <= name_len bytes and name_len - n more, which the caller guarantees.
     unsafe {

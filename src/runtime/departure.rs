@@ -204,7 +204,9 @@ static ALONE: Mutex<Option<(u64, Instant, bool)>> = Mutex::new(None);
 /// ended by one of them: the job goes on, and once the wait has been alone for `ALONE_NOTICE`, one
 /// line per finalize generation says why a job that hangs there does.
 fn notice_alone(me: usize, first: usize, level: c_int, generation: u64) {
-    let mut alone = ALONE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut alone = ALONE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let now = Instant::now();
     let (_, since, written) = match alone.as_mut() {
         Some(state) if state.0 == generation => state,

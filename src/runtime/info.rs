@@ -5,11 +5,20 @@ use super::world::{Route, World};
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-/// Library name and version, as `shmem_info_get_name` reports it.
+/// Library name and version, as the start-up printout and `oshinfo` give them.
 pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
 
 pub fn banner(w: &World) -> String {
-    let mut out = format!("{LIBRARY}: OpenSHMEM 1.6, {} PEs\n", w.npes);
+    let personality = super::personality::active();
+    let foreign = if std::ptr::eq(personality, &super::personality::tables::NATIVE) {
+        String::new()
+    } else {
+        format!(
+            " (a program built for {}: its header's values translated)",
+            personality.name
+        )
+    };
+    let mut out = format!("{LIBRARY}: OpenSHMEM 1.6, {} PEs{foreign}\n", w.npes);
     if w.config.info {
         // The PEs `keep` selects, as "0 2 5", or "none".
         let list = |keep: &dyn Fn(usize) -> bool| -> String {

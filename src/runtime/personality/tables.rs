@@ -9,7 +9,7 @@
 //! every native value of a group is an rshmem constant of that group; `tests` check both.
 
 use crate::runtime::constants as c;
-use std::ffi::{c_int, c_long};
+use std::ffi::{CStr, c_int, c_long};
 
 /// One constant: its name in the headers, the foreign value, the rshmem value it means.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +71,11 @@ pub struct Personality {
     pub sync: &'static [Const],
     /// The invalid handles are NULL in this header (false: the header defines none).
     pub null_is_invalid: bool,
+    /// `SHMEM_MAJOR_VERSION` and `SHMEM_MINOR_VERSION`, which `shmem_info_get_version` reports:
+    /// the spec has the call agree with the constants the program was compiled with.
+    pub version: (c_int, c_int),
+    /// `SHMEM_VENDOR_STRING`, which `shmem_info_get_name` reports, for the same reason.
+    pub vendor: &'static CStr,
     /// The data symbols read as predefined handles.
     pub handles: &'static [HandleSymbol],
 }
@@ -170,6 +175,8 @@ pub static NATIVE: Personality = Personality {
         k("SHMEM_SYNC_VALUE", 0, c::SHMEM_SYNC_VALUE),
     ],
     null_is_invalid: true,
+    version: (c::SHMEM_MAJOR_VERSION, c::SHMEM_MINOR_VERSION),
+    vendor: c::SHMEM_VENDOR_STRING,
     handles: &[
         HandleSymbol {
             symbol: "SHMEM_CTX_DEFAULT",
@@ -258,6 +265,8 @@ pub static OSHMEM_4_1: Personality = Personality {
         k("SHMEM_SYNC_VALUE", -1, c::SHMEM_SYNC_VALUE),
     ],
     null_is_invalid: false,
+    version: (1, 4),
+    vendor: c"http://www.open-mpi.org/",
     handles: &[HandleSymbol {
         symbol: "oshmem_ctx_default",
         spelled: "SHMEM_CTX_DEFAULT",
@@ -336,6 +345,8 @@ pub static SOS_1_5: Personality = Personality {
         k("SHMEM_SYNC_VALUE", 0, c::SHMEM_SYNC_VALUE),
     ],
     null_is_invalid: true,
+    version: (1, 5),
+    vendor: c"Sandia OpenSHMEM",
     handles: &[
         HandleSymbol {
             symbol: "SHMEM_CTX_DEFAULT",
@@ -452,6 +463,17 @@ mod tests {
         ("malloc_hints", NATIVE.malloc_hints),
         ("sync", NATIVE.sync),
     ];
+
+    #[test]
+    fn vendor_strings_fit_the_name_buffer() {
+        for p in ALL {
+            assert!(
+                p.vendor.to_bytes_with_nul().len() <= c::SHMEM_MAX_NAME_LEN as usize,
+                "{}",
+                p.name
+            );
+        }
+    }
 
     #[test]
     fn native_means_itself() {
