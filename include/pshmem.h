@@ -13487,4 +13487,57 @@ void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *sour
 }  /* extern "C" */
 #endif
 
+#if defined(__cplusplus) && defined(__GNUC__)
+/* GNU C++ has C's complex types too: a program written for a header that declares the complex routines with them (`double _Complex *`) calls these, which pass the same bytes on as std::complex. */
+
+__extension__ inline int pshmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce) {
+    return pshmem_complexd_prod_reduce(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce);
+}
+
+__extension__ inline void pshmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync) {
+    return pshmem_complexd_prod_to_all(reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<double> *>(pWrk), pSync);
+}
+
+__extension__ inline int pshmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems) {
+    return pshmem_complexd_sum_exscan(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nelems);
+}
+
+__extension__ inline int pshmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems) {
+    return pshmem_complexd_sum_inscan(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nelems);
+}
+
+__extension__ inline int pshmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce) {
+    return pshmem_complexd_sum_reduce(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce);
+}
+
+__extension__ inline void pshmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync) {
+    return pshmem_complexd_sum_to_all(reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<double> *>(pWrk), pSync);
+}
+
+__extension__ inline int pshmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce) {
+    return pshmem_complexf_prod_reduce(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce);
+}
+
+__extension__ inline void pshmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync) {
+    return pshmem_complexf_prod_to_all(reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<float> *>(pWrk), pSync);
+}
+
+__extension__ inline int pshmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems) {
+    return pshmem_complexf_sum_exscan(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nelems);
+}
+
+__extension__ inline int pshmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems) {
+    return pshmem_complexf_sum_inscan(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nelems);
+}
+
+__extension__ inline int pshmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce) {
+    return pshmem_complexf_sum_reduce(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce);
+}
+
+__extension__ inline void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync) {
+    return pshmem_complexf_sum_to_all(reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<float> *>(pWrk), pSync);
+}
+
+#endif /* __cplusplus && __GNUC__ */
+
 #endif /* PSHMEM_H_APPENDED */

@@ -13622,6 +13622,59 @@ void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *sourc
 }  /* extern "C" */
 #endif
 
+#if defined(__cplusplus) && defined(__GNUC__)
+/* GNU C++ has C's complex types too: a program written for a header that declares the complex routines with them (`double _Complex *`) calls these, which pass the same bytes on as std::complex. */
+
+__extension__ inline int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce) {
+    return shmem_complexd_prod_reduce(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce);
+}
+
+__extension__ inline void shmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync) {
+    return shmem_complexd_prod_to_all(reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<double> *>(pWrk), pSync);
+}
+
+__extension__ inline int shmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems) {
+    return shmem_complexd_sum_exscan(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nelems);
+}
+
+__extension__ inline int shmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems) {
+    return shmem_complexd_sum_inscan(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nelems);
+}
+
+__extension__ inline int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce) {
+    return shmem_complexd_sum_reduce(team, reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce);
+}
+
+__extension__ inline void shmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync) {
+    return shmem_complexd_sum_to_all(reinterpret_cast<std::complex<double> *>(dest), reinterpret_cast<const std::complex<double> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<double> *>(pWrk), pSync);
+}
+
+__extension__ inline int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce) {
+    return shmem_complexf_prod_reduce(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce);
+}
+
+__extension__ inline void shmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync) {
+    return shmem_complexf_prod_to_all(reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<float> *>(pWrk), pSync);
+}
+
+__extension__ inline int shmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems) {
+    return shmem_complexf_sum_exscan(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nelems);
+}
+
+__extension__ inline int shmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems) {
+    return shmem_complexf_sum_inscan(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nelems);
+}
+
+__extension__ inline int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce) {
+    return shmem_complexf_sum_reduce(team, reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce);
+}
+
+__extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync) {
+    return shmem_complexf_sum_to_all(reinterpret_cast<std::complex<float> *>(dest), reinterpret_cast<const std::complex<float> *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<std::complex<float> *>(pWrk), pSync);
+}
+
+#endif /* __cplusplus && __GNUC__ */
+
 /*
  * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type

@@ -82,7 +82,8 @@ _Static_assert(sizeof(long double) == 16, \"the long double routines move 16-byt
 /// routines implemented in C and the Rust shells with `long double` or complex pointers, each from
 /// the spec's synopsis. C++ has no `_Complex`: there the complex ones take `std::complex<double>`
 /// and `std::complex<float>` (C++11 guarantees their layout is the C type's, two parts in order),
-/// so they are declared twice, once per language.
+/// so they are declared twice, once per language; GNU C++ (GCC, Clang) also knows the C types, and
+/// there each complex routine has an inline overload that takes them ([`complex_overload`]).
 pub fn text_decls(funcs: &[&Func], profiling: bool) -> String {
     let mut s = String::new();
     let (plain, complex): (Vec<&Func>, Vec<&Func>) = funcs.iter().partition(|f| !f.is_complex());
@@ -137,7 +138,59 @@ pub fn text_decls(funcs: &[&Func], profiling: bool) -> String {
         s.push_str("#endif /* __cplusplus */\n\n");
     }
     s.push_str("#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n");
+    if !complex.is_empty() {
+        s.push_str(
+            "\n#if defined(__cplusplus) && defined(__GNUC__)\n/* GNU C++ has C's complex types too: a \
+             program written for a header that declares the complex routines with them (`double \
+             _Complex *`) calls these, which pass the same bytes on as std::complex. */\n\n",
+        );
+        for f in &complex {
+            let name = if profiling {
+                profiling_name(f.name())
+            } else {
+                f.name().to_string()
+            };
+            writeln!(s, "{}\n", complex_overload(&f.row.c_signature, &name)).unwrap();
+        }
+        s.push_str("#endif /* __cplusplus && __GNUC__ */\n");
+    }
     s
+}
+
+/// An inline C++ overload named `name` of the complex routine whose C synopsis is `sig`: it takes
+/// the C complex types and calls the `std::complex` declaration. `__extension__` keeps
+/// `-pedantic` quiet about the GNU types.
+fn complex_overload(sig: &str, name: &str) -> String {
+    let open = sig.find('(').expect("a synopsis has parameters");
+    let ret = sig[..open].rsplit_once(' ').map_or("", |(ret, _)| ret);
+    let params = sig[open + 1..].trim_end_matches(')');
+    let args: Vec<String> = params
+        .split(", ")
+        .map(|p| {
+            let arg = p
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or(p);
+            match ["double", "float"]
+                .into_iter()
+                .find(|t| p.contains(&format!("{t} _Complex")))
+            {
+                Some(t) => {
+                    let constness = if p.starts_with("const ") {
+                        "const "
+                    } else {
+                        ""
+                    };
+                    format!("reinterpret_cast<{constness}std::complex<{t}> *>({arg})")
+                }
+                None => arg.to_string(),
+            }
+        })
+        .collect();
+    format!(
+        "__extension__ inline {ret} {name}({params}) {{\n    return {name}({});\n}}",
+        args.join(", ")
+    )
 }
 
 /// The standard C type a spec type names on the supported (LP64) targets: a `_Generic` association

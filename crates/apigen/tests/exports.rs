@@ -15,9 +15,9 @@ fn root() -> PathBuf {
 }
 
 /// The names a header declares: functions and `extern` data. Comments, preprocessor lines (with
-/// their continuations: the C11 generics are macros) and bodies in braces are skipped; each
-/// remaining statement that is not a typedef declares the identifier before its `(`, or its last
-/// identifier.
+/// their continuations: the C11 generics are macros) and bodies in braces are skipped (a function's
+/// ends its statement); each remaining statement that is not a typedef declares the identifier
+/// before its `(`, or its last identifier.
 fn declared(header: &str) -> BTreeSet<String> {
     let mut text = String::new();
     let mut rest = header;
@@ -39,12 +39,25 @@ fn declared(header: &str) -> BTreeSet<String> {
         }
     }
 
+    // A function's body (an inline C++ overload) ends its declaration as a `;` would.
     let mut top_level = String::new();
     let mut depth = 0usize;
+    let mut in_function = false;
     for c in code.chars() {
         match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
+            '{' => {
+                if depth == 0 {
+                    in_function = top_level.trim_end().ends_with(')');
+                }
+                depth += 1;
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && in_function {
+                    top_level.push(';');
+                    in_function = false;
+                }
+            }
             _ if depth == 0 => top_level.push(c),
             _ => {}
         }
