@@ -68,6 +68,7 @@ fn start(call: &'static str, level: c_int) {
         crate::runtime::wait::set_slow_check(crate::runtime::departure::check_alone);
         let w = world::get(call);
         crate::runtime::hang::install(w.me, w.config.hang_report);
+        crate::runtime::deadlock::configure(w.config.deadlock);
         crate::collectives::agree::configure(w.config.debug);
         if let Err(why) = crate::runtime::fork::protect(world::get(call)) {
             fatal!(call, "cannot register the fork handlers: {why}");

@@ -96,6 +96,8 @@ config_table! {
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
         "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
+    deadlock: Option<Duration> = Some(Duration::from_secs(20)), "DEADLOCK", parse_seconds,
+        "seconds every PE may wait in the library with no wait ending before the job is deadlocked: each PE says where it waits and the job ends (exit 1; above SHMEM_THREAD_SINGLE, where another thread may end a wait, it goes on); 0 = off";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
         "node-aware barrier, broadcast, reductions, fcollect, collect and scans for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     progress_delay: Duration = Duration::from_micros(5000), "PROGRESS_DELAY", parse_micros,

@@ -106,6 +106,8 @@ pub struct Blocked {
     since: Instant,
     /// Whether the wait has reported by itself (it does so once).
     late: bool,
+    /// Whether the wait counts itself stalled (`runtime::deadlock`).
+    stall: super::deadlock::Stall,
 }
 
 impl Blocked {
@@ -118,6 +120,7 @@ impl Blocked {
             seen,
             since: Instant::now(),
             late: false,
+            stall: super::deadlock::Stall::new(),
         }
     }
 
@@ -127,10 +130,16 @@ impl Blocked {
         self.seen
     }
 
-    /// One slow-path check: prints the report if one was requested, or if the wait has become
-    /// late. `what` writes what the wait waits for.
+    /// One slow-path check: prints the report if one was requested (by a signal, or by PE 0's
+    /// deadlock detection), or if the wait has become late. `what` writes what the wait waits
+    /// for.
     #[inline]
     pub fn check(&mut self, what: &dyn Fn(&mut String)) {
+        let answer = self.stall.check();
+        if !matches!(answer, super::deadlock::Answer::Nothing) {
+            report(what, self.since.elapsed());
+            answer.finish();
+        }
         let requests = REQUESTS.load(Ordering::Relaxed);
         if requests != self.seen {
             self.seen = requests;

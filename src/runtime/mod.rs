@@ -6,6 +6,7 @@ pub mod config;
 pub mod constants;
 pub mod context;
 pub mod counters;
+pub mod deadlock;
 pub mod departure;
 pub mod error;
 pub mod fork;

@@ -165,6 +165,12 @@ pub struct Control {
     pub left: [AtomicU64; ASET_PES],
     /// Arrivals in `shmem_finalize`: every PE adds 1 here on every PE, each time.
     pub finalized: Padded,
+    /// On PE 0: the PEs whose wait is stalled (low half) and the changes of that count (high
+    /// half); `stalled_threaded`: those of them above `SHMEM_THREAD_SINGLE` (`runtime::deadlock`).
+    pub stalled: Padded,
+    pub stalled_threaded: Padded,
+    /// How many times PE 0 asked this PE where it waits (`runtime::deadlock`).
+    pub asked: Padded,
     /// Under `SHMEM_DEBUG`, per team slot, the arguments of this PE's last two collective calls on
     /// the team, indexed by the parity of the team's epoch (see `collectives::agree`).
     pub agree: [[[AtomicU64; AGREE_WORDS]; 2]; TEAM_SLOTS],
