@@ -22,7 +22,9 @@
 //! 20 s outlasts at anything above 200 KB/s. Where a PE's thread level is above
 //! `SHMEM_THREAD_SINGLE`, another of its threads may still end a wait (a store to the word a wait
 //! watches): such a PE counts itself in `stalled_threaded` too, and a job with one of them gets
-//! the reports and a line saying it looks deadlocked, but goes on.
+//! the reports and a line saying it looks deadlocked, but goes on. A PE that begins to finalize
+//! disarms the detection ([`disarm`]); from then on, what its peers wait for is
+//! `runtime::departure`'s to tell.
 //!
 //! Cost: nothing on any fast path. A PE whose wait lasts a second makes one control-word add to
 //! PE 0, and one more when it ends; a slow-path check reads a word of the PE's control block (PE
@@ -70,6 +72,13 @@ pub fn configure(after: Option<Duration>) {
         .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
 }
 
+/// Disarms the detection for the rest of this generation (at the finalize rendezvous, whose
+/// waits `runtime::departure` watches): a wait that ends there must not send PE 0 a change when
+/// PE 0 may be closing its network. The next `shmem_init` arms it again.
+pub fn disarm() {
+    AFTER_MS.store(0, Ordering::Relaxed);
+}
+
 /// The stall state of one blocked wait.
 pub struct Stall {
     /// Since when the wait has been blocked.
@@ -114,8 +123,11 @@ impl Stall {
         }
     }
 
+    /// Counts the wait stalled no longer; not once disarmed (a wait of a program thread still
+    /// counted then stays counted: its PE is finalizing).
     fn uncount(&mut self) {
         if std::mem::take(&mut self.counted)
+            && AFTER_MS.load(Ordering::Relaxed) != 0
             && let Some(w) = world::try_get()
         {
             count(w, false);

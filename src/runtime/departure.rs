@@ -33,6 +33,7 @@ static FINALIZES: AtomicU64 = AtomicU64::new(0);
 
 /// The finalize rendezvous: tells every PE this one arrived, waits for all of them.
 pub fn rendezvous(w: &World, call: &'static str) {
+    super::deadlock::disarm();
     let generation = FINALIZES.fetch_add(1, Ordering::AcqRel) + 1;
     for pe in 0..w.npes {
         if w.me < ASET_PES {
