@@ -37,7 +37,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long a wait's polls must have found nothing before it counts itself stalled.
+/// How long a wait must have lasted before its PE counts as stalled.
 pub const STALL_AFTER: Duration = Duration::from_secs(1);
 /// How long the other PEs get to write their reports before PE 0 ends the job.
 const REPORT_GRACE: Duration = Duration::from_secs(1);
@@ -80,23 +80,15 @@ pub fn disarm() {
 }
 
 /// The stall state of one blocked wait.
+#[derive(Default)]
 pub struct Stall {
-    /// Since when the wait has been blocked.
-    since: Instant,
     /// Whether the wait counts itself stalled on PE 0.
     counted: bool,
 }
 
 impl Stall {
-    pub fn new() -> Stall {
-        Stall {
-            since: Instant::now(),
-            counted: false,
-        }
-    }
-
-    /// One slow-path check of the wait: what the wait must do about its state.
-    pub fn check(&mut self) -> Answer {
+    /// One slow-path check of a wait blocked `since`: what the wait must do about its state.
+    pub fn check(&mut self, since: Instant) -> Answer {
         let after = AFTER_MS.load(Ordering::Relaxed);
         let Some(w) = world::try_get() else {
             return Answer::Nothing;
@@ -105,7 +97,7 @@ impl Stall {
             return Answer::Nothing;
         }
         let now = Instant::now();
-        if !self.counted && now.duration_since(self.since) >= STALL_AFTER {
+        if !self.counted && now.duration_since(since) >= STALL_AFTER {
             self.counted = true;
             count(w, true);
         }

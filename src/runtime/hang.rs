@@ -120,7 +120,7 @@ impl Blocked {
             seen,
             since: Instant::now(),
             late: false,
-            stall: super::deadlock::Stall::new(),
+            stall: super::deadlock::Stall::default(),
         }
     }
 
@@ -135,7 +135,7 @@ impl Blocked {
     /// for.
     #[inline]
     pub fn check(&mut self, what: &dyn Fn(&mut String)) {
-        let answer = self.stall.check();
+        let answer = self.stall.check(self.since);
         if !matches!(answer, super::deadlock::Answer::Nothing) {
             report(what, self.since.elapsed());
             answer.finish();
