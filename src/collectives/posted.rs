@@ -111,6 +111,8 @@ pub(super) fn aset_call(key: u64) -> (u64, &'static AsetState) {
 pub struct Posting<'c, 'w> {
     c: &'c Coll<'w>,
     tag: u64,
+    /// The call's number on its team or active set (what a hang report shows).
+    seq: u64,
     b: usize,
     group: usize,
     /// Whether this member's own contribution is read from its source (it waits for its readers).
@@ -176,6 +178,7 @@ impl<'c, 'w> Posting<'c, 'w> {
         Some(Posting {
             c,
             tag,
+            seq,
             b: (seq % POSTS as u64) as usize,
             group,
             direct: false,
@@ -356,7 +359,7 @@ impl<'c, 'w> Posting<'c, 'w> {
                             let sep = if k == 0 { "" } else { ", " };
                             let _ = write!(out, "{sep}PE {}", self.c.g.members.world(*i));
                         }
-                        let _ = write!(out, " (post {})", self.tag);
+                        let _ = write!(out, " (call {} on this group)", self.seq);
                     },
                 );
             }
@@ -375,8 +378,8 @@ impl<'c, 'w> Posting<'c, 'w> {
             |out| {
                 let _ = write!(
                     out,
-                    "waiting for the contribution of PE {pe} (post {})",
-                    self.tag
+                    "waiting for the contribution of PE {pe} (call {} on this group)",
+                    self.seq
                 );
             },
         );
