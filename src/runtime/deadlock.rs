@@ -90,12 +90,9 @@ impl Stall {
     /// One slow-path check of a wait blocked `since`: what the wait must do about its state.
     pub fn check(&mut self, since: Instant) -> Answer {
         let after = AFTER_MS.load(Ordering::Relaxed);
-        let Some(w) = world::try_get() else {
+        let Some(w) = world::try_get().filter(|_| after != 0) else {
             return Answer::Nothing;
         };
-        if after == 0 {
-            return Answer::Nothing;
-        }
         let now = Instant::now();
         if !self.counted && now.duration_since(since) >= STALL_AFTER {
             self.counted = true;

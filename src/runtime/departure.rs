@@ -15,7 +15,7 @@
 //! Cost: nothing on a fast path (the checks run every few dozen yields of a blocked wait); the
 //! rendezvous is two control-word additions per PE per arriving PE, at finalize only.
 
-use super::constants::{SHMEM_THREAD_FUNNELED, SHMEM_THREAD_SERIALIZED, SHMEM_THREAD_SINGLE};
+use super::constants::SHMEM_THREAD_SINGLE;
 use super::team::Members;
 use super::world::World;
 use super::{wait, world};
@@ -220,19 +220,13 @@ fn notice_alone(me: usize, first: usize, level: c_int, generation: u64) {
     let line = format!(
         "[PE {me}] wait: every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE has waited {} s; at thread level {} another thread of this PE may still end the wait, so the job goes on\n",
         ALONE_NOTICE.as_secs(),
-        thread_level_name(level),
+        super::personality::tables::reverse(
+            super::personality::tables::NATIVE.thread,
+            level.into()
+        )
+        .map_or("?", |k| k.name),
     );
     let _ = std::io::stderr().write_all(line.as_bytes());
-}
-
-/// The spec's name of thread level `level`.
-fn thread_level_name(level: c_int) -> &'static str {
-    match level {
-        SHMEM_THREAD_SINGLE => "SHMEM_THREAD_SINGLE",
-        SHMEM_THREAD_FUNNELED => "SHMEM_THREAD_FUNNELED",
-        SHMEM_THREAD_SERIALIZED => "SHMEM_THREAD_SERIALIZED",
-        _ => "SHMEM_THREAD_MULTIPLE",
-    }
 }
 
 #[cold]

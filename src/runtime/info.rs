@@ -9,13 +9,12 @@ use std::sync::atomic::Ordering;
 pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
 
 pub fn banner(w: &World) -> String {
-    let personality = super::personality::active();
-    let foreign = if std::ptr::eq(personality, &super::personality::tables::NATIVE) {
+    let foreign = if super::personality::native() {
         String::new()
     } else {
         format!(
             " (a program built for {}: its header's values translated)",
-            personality.name
+            super::personality::active().name
         )
     };
     let mut out = format!("{LIBRARY}: OpenSHMEM 1.6, {} PEs{foreign}\n", w.npes);

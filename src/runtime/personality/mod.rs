@@ -34,7 +34,7 @@ pub fn active() -> &'static Personality {
 
 /// Whether the program uses rshmem's own values (the data-path test).
 #[inline(always)]
-fn native() -> bool {
+pub fn native() -> bool {
     ACTIVE.load(Ordering::Relaxed) == 0
 }
 
