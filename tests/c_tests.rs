@@ -372,6 +372,13 @@ fn check_directive_parsing() -> Result<(), Failed> {
             return Err(format!("accepted {bad:?}").into());
         }
     }
+    let glued = "[PE 1] shmem_int_put: dest is not symmetric[PE 0] shmem_int_put: dest is not";
+    if !pe_message_inside(glued)
+        || pe_message_inside("[PE 12] shmem_fence: fine")
+        || pe_message_inside("see [PE x] and [PE 3]: not a message")
+    {
+        return Err("pe_message_inside misjudges a line".into());
+    }
     Ok(())
 }
 
@@ -582,6 +589,11 @@ fn judge(d: &Directives, run: &JobRun) -> Result<(), String> {
         }
         Expect::Fail(_) => {}
     }
+    if let Some(line) = run.stderr.lines().find(|l| pe_message_inside(l)) {
+        return Err(format!(
+            "a PE's message does not start its line (two PEs' lines run together?): `{line}`"
+        ));
+    }
     for want in &d.expect_stderr {
         if !run.stderr.contains(want.as_str()) {
             return Err(format!("stderr does not contain `{want}`"));
@@ -593,6 +605,16 @@ fn judge(d: &Directives, run: &JobRun) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `line` holds a PE's message (`[PE 3] `) after other text. The library writes each of
+/// its lines to stderr in one write, so that the lines of PEs failing together stay apart.
+fn pe_message_inside(line: &str) -> bool {
+    line.match_indices("[PE ").any(|(at, _)| {
+        let rest = &line[at + 4..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        at > 0 && digits > 0 && rest[digits..].starts_with("] ")
+    })
 }
 
 /// Fails a job expected to succeed whose output holds UCX's report of what a worker still held

@@ -2,7 +2,7 @@
 
 use crate::fatal;
 use crate::runtime::constants::{SHMEM_MAX_NAME_LEN, SHMEM_THREAD_MULTIPLE, SHMEM_THREAD_SINGLE};
-use crate::runtime::error::{ABORTING, abort_job};
+use crate::runtime::error::{ABORTING, abort_job, say};
 use crate::runtime::{personality, startup, world};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
@@ -32,10 +32,10 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
         if status != 0 {
             // Launchers that see a PMI finalize (Hydra, Slurm) would take this PE as done cleanly
             // and let the others wait for it forever: end the job instead.
-            eprintln!(
+            say(&format!(
                 "[PE {}] exited with status {status} before shmem_finalize: ending the job",
                 world::pe_label()
-            );
+            ));
             world::with_bootstrap(|boot| boot.abort(status));
             return;
         }

@@ -103,13 +103,10 @@ pub fn line(me: usize, counts: &[u64; 6], bytes: &[u64; 2]) -> String {
     out
 }
 
-/// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`), in one write, so that the
-/// lines of PEs that finish together do not interleave (`eprintln!` writes the newline apart).
+/// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`).
 pub fn report(me: usize, on: bool) {
     if on {
-        let mut out = line(me, &snapshot(), &bytes());
-        out.push('\n');
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), out.as_bytes());
+        super::error::say(&line(me, &snapshot(), &bytes()));
     }
 }
 

@@ -31,7 +31,7 @@
 //! 0's, two).
 
 use super::constants::SHMEM_THREAD_SINGLE;
-use super::error::abort_job;
+use super::error::{abort_job, say};
 use super::world;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -174,7 +174,7 @@ impl Answer {
         match self {
             Answer::Nothing | Answer::Report => {}
             Answer::ReportAndWarn(line) => {
-                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+                say(&line);
             }
             Answer::ReportAndEnd(line) => {
                 std::thread::sleep(REPORT_GRACE);
@@ -216,7 +216,7 @@ fn watch(w: &world::World, after: Duration, now: Instant) -> Answer {
     let seconds = after.as_secs_f64();
     if w.control(0).stalled_threaded.0.load(Ordering::Acquire) != 0 {
         return Answer::ReportAndWarn(format!(
-            "[PE 0] every PE has waited in the library for {seconds} s and no wait has ended: the job looks deadlocked (each PE says where it waits); a thread level above SHMEM_THREAD_SINGLE lets another thread end a wait, so the job goes on\n"
+            "[PE 0] every PE has waited in the library for {seconds} s and no wait has ended: the job looks deadlocked (each PE says where it waits); a thread level above SHMEM_THREAD_SINGLE lets another thread end a wait, so the job goes on"
         ));
     }
     Answer::ReportAndEnd(format!(

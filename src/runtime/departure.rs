@@ -23,7 +23,6 @@ use crate::fatal;
 use crate::transport::shm::control::ASET_PES;
 use std::ffi::c_int;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -218,7 +217,7 @@ fn notice_alone(me: usize, first: usize, level: c_int, generation: u64) {
     }
     *written = true;
     let line = format!(
-        "[PE {me}] wait: every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE has waited {} s; at thread level {} another thread of this PE may still end the wait, so the job goes on\n",
+        "[PE {me}] wait: every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE has waited {} s; at thread level {} another thread of this PE may still end the wait, so the job goes on",
         ALONE_NOTICE.as_secs(),
         super::personality::tables::reverse(
             super::personality::tables::NATIVE.thread,
@@ -226,7 +225,7 @@ fn notice_alone(me: usize, first: usize, level: c_int, generation: u64) {
         )
         .map_or("?", |k| k.name),
     );
-    let _ = std::io::stderr().write_all(line.as_bytes());
+    super::error::say(&line);
 }
 
 #[cold]

@@ -15,6 +15,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set once the process is on its way out after an error: nothing may wait on peers any more.
 pub static ABORTING: AtomicBool = AtomicBool::new(false);
 
+/// Writes `text` and a newline to stderr in one `write`. The PEs of a job share one stderr (a
+/// terminal, a file, a launcher's pipe), and `eprintln!` writes the newline apart: two PEs failing
+/// together would print `[PE 1] ...[PE 0] ...` and then two empty lines.
+pub fn say(text: &str) {
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
 /// Prints the error and ends the job.
 #[cold]
 #[inline(never)]
@@ -29,7 +39,7 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     ABORTING.store(true, Ordering::SeqCst);
     let _ = std::io::stdout().flush();
     if !text.is_empty() {
-        let _ = writeln!(std::io::stderr(), "{text}");
+        say(text);
     }
     // A fork child's launcher connection is its parent PE's: it ends alone.
     if !world::in_child() {
@@ -56,11 +66,10 @@ pub fn abort_job(code: i32, text: &str) -> ! {
 pub fn launcher_gone(parent: u32) -> ! {
     ABORTING.store(true, Ordering::SeqCst);
     let _ = std::io::stdout().flush();
-    let _ = writeln!(
-        std::io::stderr(),
+    say(&format!(
         "[PE {}] the launcher (parent process {parent}) is gone: ending this PE",
         world::pe_label()
-    );
+    ));
     // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process at once.
     unsafe {
         libc::fflush(std::ptr::null_mut());

@@ -23,7 +23,6 @@
 
 use super::{error, world};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -176,8 +175,8 @@ fn report(what: &dyn Fn(&mut String), blocked: Duration) {
             .unwrap_or_else(|| "rshmem (no OpenSHMEM call on the stack)".into());
         line.insert_str(start, &format!("{call}: "));
     }
-    let _ = writeln!(line, " (blocked {:.1} s)", blocked.as_secs_f64());
-    let _ = std::io::stderr().write_all(line.as_bytes());
+    let _ = write!(line, " (blocked {:.1} s)", blocked.as_secs_f64());
+    error::say(&line);
 }
 
 /// The description of a wait whose caller gave none.

@@ -14,7 +14,6 @@
 //! library that C programs link. Spans are not used: phase durations are fields of events.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -127,9 +126,7 @@ impl Subscriber for PeSubscriber {
             .unwrap_or(meta.target());
         let mut line = format!("[PE {}] {:<5} {target}: ", self.pe, meta.level());
         event.record(&mut Line(&mut line));
-        line.push('\n');
-        // One write per line, so that the lines of concurrent PEs do not interleave mid-line.
-        let _ = std::io::stderr().write_all(line.as_bytes());
+        super::error::say(&line);
     }
     fn enter(&self, _: &span::Id) {}
     fn exit(&self, _: &span::Id) {}

@@ -70,7 +70,7 @@ pub fn finalize(call: &'static str) {
         Ok(()) => drop(net),
         Err(e) => {
             // Leave what the network may still use in place: the process is about to end anyway.
-            eprintln!("[PE {}] {call}: closing the network: {e}", w.me);
+            super::error::say(&format!("[PE {}] {call}: closing the network: {e}", w.me));
             std::mem::forget(net);
         }
     }

@@ -10,13 +10,15 @@
 
 #![forbid(unsafe_code)]
 
-/// Writes one line to oshrun's stderr. Unlike `eprintln!` it does not panic when stderr is gone
-/// (say, a pipe whose reader has exited): oshrun must still stop the PEs and exit with the job's
-/// status.
+/// Writes one line to oshrun's stderr, in one write: the PEs share that stderr, and a line
+/// written in pieces (`eprintln!` writes the newline apart) can take a PE's line into its middle.
+/// Unlike `eprintln!` it does not panic when stderr is gone (say, a pipe whose reader has exited):
+/// oshrun must still stop the PEs and exit with the job's status.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!("{}\n", format_args!($($arg)*));
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }};
 }
 
