@@ -37,14 +37,17 @@ pub(crate) fn on_team(call: &'static str, team: shmem_team_t) -> Option<Coll<'st
     })
 }
 
-/// The collective over the active set `PE_start + i * 2^logPE_stride`, `i < PE_size`, which must
-/// include this PE.
+/// The collective over the active set `PE_start + i * 2^logPE_stride`, `i < PE_size`, or None
+/// when this PE is not in it: the spec leaves such a call undefined, OSHMEM returns at once and
+/// programs written for it (its own test suite among them) call with every PE, so the caller
+/// returns at once too, having written nothing (docs/ABI.md). A set naming PEs that do not exist
+/// stops the job.
 pub(crate) fn on_active_set(
     call: &'static str,
     PE_start: c_int,
     logPE_stride: c_int,
     PE_size: c_int,
-) -> Coll<'static> {
+) -> Option<Coll<'static>> {
     let w = world::get(call);
     let n = w.npes as i64;
     if !(0..31).contains(&logPE_stride) {
@@ -61,13 +64,6 @@ pub(crate) fn on_active_set(
             "PE_size = {PE_size} with PE_start = {PE_start} and logPE_stride = {logPE_stride} names PEs outside [0, {n})"
         );
     }
-    let d = w.me as i64 - start;
-    if d < 0 || d % stride != 0 || d / stride >= size {
-        fatal!(
-            call,
-            "this PE is not in the active set (PE_start = {PE_start}, logPE_stride = {logPE_stride}, PE_size = {PE_size})"
-        );
-    }
     if !active_set_fits(w.npes) {
         fatal!(
             call,
@@ -75,7 +71,17 @@ pub(crate) fn on_active_set(
             crate::transport::shm::control::ASET_PES
         );
     }
-    Coll {
+    let d = w.me as i64 - start;
+    if d < 0 || d % stride != 0 || d / stride >= size {
+        if w.config.debug {
+            crate::runtime::error::say(&format!(
+                "[PE {}] {call}: returns at once: this PE is not in the active set (PE_start = {PE_start}, logPE_stride = {logPE_stride}, PE_size = {PE_size})",
+                w.me
+            ));
+        }
+        return None;
+    }
+    Some(Coll {
         w,
         call,
         g: Group {
@@ -87,7 +93,7 @@ pub(crate) fn on_active_set(
             },
             sync: Sync::ActiveSet,
         },
-    }
+    })
 }
 
 /// `count` elements of `T` in bytes, or the overflow error.
@@ -323,7 +329,9 @@ pub fn barrier(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     super::order::complete(call);
     crate::collectives::barrier::group(c.w, &c.g);
 }
@@ -336,7 +344,9 @@ pub fn sync(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     crate::collectives::barrier::group(c.w, &c.g);
 }
 
@@ -355,7 +365,9 @@ pub unsafe fn broadcast_set<T: Copy>(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, false) };
 }
@@ -374,7 +386,9 @@ pub unsafe fn collect_set<T: Copy>(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { collect_on(call, &c, dest, source, nelems, false) };
 }
@@ -393,7 +407,9 @@ pub unsafe fn fcollect_set<T: Copy>(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { collect_on(call, &c, dest, source, nelems, true) };
 }
@@ -412,7 +428,9 @@ pub unsafe fn alltoall_set<T: Copy>(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { alltoall_on(call, &c, dest, source, nelems) };
 }
@@ -433,7 +451,9 @@ pub unsafe fn alltoalls_set<T: Copy>(
     PE_size: c_int,
     _pSync: *mut c_long,
 ) {
-    let c = on_active_set(call, PE_start, logPE_stride, PE_size);
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
 }

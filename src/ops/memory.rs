@@ -20,6 +20,7 @@
 
 use crate::collectives::barrier;
 use crate::fatal;
+use crate::runtime::error::say;
 use crate::runtime::heap::{MIN_ALIGN, Place};
 use crate::runtime::world::{self, Seg, World};
 use crate::transport::shm;
@@ -137,12 +138,10 @@ fn offset_of(w: &World, call: &'static str, ptr: *mut c_void) -> usize {
 
 fn exhausted(w: &World, call: &'static str, size: usize) {
     if w.config.debug {
-        // One write, so that the lines of several PEs do not interleave.
-        let line = format!(
-            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes\n",
+        say(&format!(
+            "[PE {}] {call}: symmetric heap exhausted: {size} bytes requested; SHMEM_SYMMETRIC_SIZE = {} bytes",
             w.me, w.config.symmetric_size
-        );
-        eprint!("{line}");
+        ));
     }
 }
 
@@ -152,8 +151,7 @@ fn exhausted(w: &World, call: &'static str, size: usize) {
 fn impossible(w: &World, call: &'static str, rec: Record, why: std::fmt::Arguments) -> *mut c_void {
     agree(w, call, rec);
     if w.config.debug {
-        let line = format!("[PE {}] {call}: returns NULL: {why}\n", w.me);
-        eprint!("{line}");
+        say(&format!("[PE {}] {call}: returns NULL: {why}", w.me));
     }
     std::ptr::null_mut()
 }

@@ -14,8 +14,8 @@
 
 use super::coll::{on_active_set, on_team};
 use super::{ComplexD, ComplexF, Float128, LongDouble};
+use crate::collectives::Combine;
 use crate::collectives::flat;
-use crate::collectives::{Coll, Combine};
 use crate::fatal;
 use crate::runtime::handle::shmem_team_t;
 use std::ffi::{c_int, c_long};
@@ -271,10 +271,12 @@ pub unsafe fn to_all<T: Element>(
     _pSync: *mut c_long,
     op: Combine<T>,
 ) {
-    let c: Coll = on_active_set(call, PE_start, logPE_stride, PE_size);
     if nreduce < 0 {
         fatal!(call, "nreduce = {nreduce} is negative");
     }
+    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
+        return;
+    };
     // SAFETY: forwarded contract.
     unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, op) };
 }
