@@ -45,6 +45,23 @@ typedef struct rshmem_team rshmem_team;
 #define PySHMEM_HAVE_shmem_wait_test_many 1
 #define PySHMEM_HAVE_shmem_pcontrol 1
 
+/*
+ * The ABI marker. Every object compiled with this header refers to rshmem_abi_v1, a data symbol of
+ * the library, so that at shmem_init the library can tell which loaded objects were compiled with
+ * rshmem's values and which with another implementation's, whatever name they were linked by
+ * (docs/ABI.md, "How the personality is decided"). The reference costs one pointer in each object.
+ * A header that stands in for another implementation's (the preload tests) defines
+ * RSHMEM_NO_ABI_MARKER before including this one.
+ */
+#ifdef __cplusplus
+extern "C" const int rshmem_abi_v1;
+#else
+extern const int rshmem_abi_v1;
+#endif
+#if !defined(RSHMEM_NO_ABI_MARKER) && defined(__GNUC__)
+static const int *const rshmem_abi_marker __attribute__((used)) = &rshmem_abi_v1;
+#endif
+
 /* Constants from src/runtime/constants.rs that cbindgen cannot render. */
 #define SHMEM_VENDOR_STRING "rshmem"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING

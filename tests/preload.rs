@@ -3,7 +3,7 @@
 //! (program of `c-tests/foreign/`, launcher, PE count), under rshmem's `oshrun` and Open MPI's
 //! `mpirun`.
 //!
-//! A program's header says how it is built and run:
+//! A program's header (`//` lines in C, `!` lines in Fortran) says how it is built and run:
 //!
 //! ```text
 //! // build: oshmem            compiled with Open MPI OSHMEM 4.1's oshcc (Debian's openmpi-bin)
@@ -11,6 +11,12 @@
 //! //                          (Sandia OpenSHMEM 1.5's constant values and names) and linked
 //! //                          against a stand-in libsma.so (c-tests/foreign/sos/libsma_standin.c)
 //! //                          that defines only SOS's handle data symbols
+//! // build: lsma              compiled with rshmem's own oshcc and linked as `-lsma`, where
+//! //                          libsma.so is a symlink to rshmem (what a build script that
+//! //                          hard-codes SOS's library name does); run without preloading
+//! // build: mixed-sos         the source twice: with PART_LIBRARY defined, built as for `sos`
+//! //                          into a shared library; without, built with rshmem's oshcc into a
+//! //                          program linked against that library (one process, two ABIs)
 //! // pes: 2 4                 PE counts (default 2 4)
 //! // timeout: 60              seconds per job (default 60)
 //! // expect-fail: substring   the job must fail with substring in its stderr
@@ -36,6 +42,8 @@ const LAUNCHERS: &[&str] = &["oshrun", "mpirun"];
 enum Build {
     Oshmem,
     Sos,
+    Lsma,
+    MixedSos,
 }
 
 #[derive(Clone, Debug)]
@@ -62,9 +70,10 @@ fn parse(name: &str, source: &Path) -> Result<Program, String> {
     for line in text
         .lines()
         .map(str::trim)
-        .take_while(|l| l.starts_with("//"))
+        .take_while(|l| l.starts_with("//") || l.starts_with('!'))
     {
-        let Some((key, value)) = line[2..].trim().split_once(':') else {
+        let line = line.trim_start_matches('/').trim_start_matches('!');
+        let Some((key, value)) = line.trim().split_once(':') else {
             continue;
         };
         let value = value.trim();
@@ -73,7 +82,13 @@ fn parse(name: &str, source: &Path) -> Result<Program, String> {
                 build = Some(match value {
                     "oshmem" => Build::Oshmem,
                     "sos" => Build::Sos,
-                    _ => return Err(format!("{name}: build: {value} is neither oshmem nor sos")),
+                    "lsma" => Build::Lsma,
+                    "mixed-sos" => Build::MixedSos,
+                    _ => {
+                        return Err(format!(
+                            "{name}: build: {value} is none of oshmem, sos, lsma, mixed-sos"
+                        ));
+                    }
                 })
             }
             "pes" => {
@@ -124,17 +139,46 @@ fn out_dir() -> Result<&'static PathBuf, String> {
                 .arg(root.join("c-tests/foreign/sos/libsma_standin.c")),
             "cc (stand-in libsma.so)",
         )?;
+        // libsma.so as a symlink to rshmem, in a directory of its own (build: lsma).
+        let lsma = dir.join("lsma");
+        std::fs::create_dir_all(&lsma).map_err(|e| e.to_string())?;
+        let link = lsma.join("libsma.so");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(support::built().profile_dir.join("librshmem.so"), &link)
+            .map_err(|e| format!("{}: {e}", link.display()))?;
         Ok(dir)
     })
     .as_ref()
     .map_err(Clone::clone)
 }
 
+/// rshmem's oshcc with the test flags, using the library just built.
+fn rshmem_cc() -> Command {
+    let mut c = Command::new(Path::new(support::ROOT).join("scripts/oshcc"));
+    c.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g"])
+        .env("RSHMEM_LIBDIR", &support::built().profile_dir);
+    c
+}
+
+/// A compiler command that compiles as for Sandia OpenSHMEM: SOS's values (sos_abi.h); the link
+/// against the stand-in libsma.so is [`sos_link`].
+fn sos_cc() -> Command {
+    let mut c = rshmem_cc();
+    c.arg("-include")
+        .arg(Path::new(support::ROOT).join("c-tests/foreign/sos/sos_abi.h"));
+    c
+}
+
+fn sos_link(cmd: &mut Command, dir: &Path) {
+    cmd.arg(format!("-L{}", dir.display()))
+        .args(["-Wl,--no-as-needed", "-lsma", "-ldl"])
+        .arg(format!("-Wl,-rpath,{}", dir.display()));
+}
+
 /// Compiles `p` once; returns the binary.
 fn compile(p: &Program) -> Result<PathBuf, String> {
     let dir = out_dir()?;
     let binary = dir.join(&p.name);
-    let root = Path::new(support::ROOT);
     let mut cmd = match p.build {
         Build::Oshmem => {
             if !Path::new(OSHMEM_CC).exists() {
@@ -144,30 +188,67 @@ fn compile(p: &Program) -> Result<PathBuf, String> {
             }
             let mut c = Command::new(OSHMEM_CC);
             c.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g"]);
+            c.arg(&p.source);
+            c
+        }
+        Build::Sos if p.source.extension().is_some_and(|e| e == "f90") => {
+            // Fortran: the program states SOS's values itself (there is no header to include).
+            let mut c = Command::new(Path::new(support::ROOT).join("scripts/oshfort"));
+            c.args(["-Wall", "-Werror", "-O1", "-g"])
+                .env("RSHMEM_LIBDIR", &support::built().profile_dir)
+                .arg(&p.source);
+            sos_link(&mut c, dir);
             c
         }
         Build::Sos => {
-            let mut c = Command::new(root.join("scripts/oshcc"));
-            c.args([
-                "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-include",
-            ])
-            .arg(root.join("c-tests/foreign/sos/sos_abi.h"))
-            .env("RSHMEM_LIBDIR", &support::built().profile_dir);
+            let mut c = sos_cc();
+            c.arg(&p.source);
+            sos_link(&mut c, dir);
+            c
+        }
+        Build::Lsma => {
+            // The plain compiler with rshmem's include directory, as a build script does: the
+            // wrapper would add -lrshmem, and only -lsma must name the library.
+            let lsma = dir.join("lsma");
+            let mut c = Command::new("cc");
+            c.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-I"])
+                .arg(Path::new(support::ROOT).join("include"))
+                .arg(&p.source)
+                .arg(format!("-L{}", lsma.display()))
+                .args(["-Wl,--no-as-needed", "-lsma"])
+                .arg(format!("-Wl,-rpath,{}", lsma.display()));
+            c
+        }
+        Build::MixedSos => {
+            let part = dir.join(format!("lib{}.so", p.name));
+            let mut lib = sos_cc();
+            lib.args(["-shared", "-fPIC", "-DPART_LIBRARY"])
+                .arg(&p.source)
+                .arg("-o")
+                .arg(&part);
+            sos_link(&mut lib, dir);
+            output(&mut lib, &format!("compiling {} (the SOS part)", p.name))?;
+            let mut c = rshmem_cc();
+            c.arg(&p.source)
+                .arg(format!("-L{}", dir.display()))
+                .arg(format!("-l{}", p.name))
+                .arg(format!("-Wl,-rpath,{}", dir.display()));
             c
         }
     };
-    cmd.arg(&p.source).arg("-o").arg(&binary);
-    if p.build == Build::Sos {
-        cmd.arg(format!("-L{}", dir.display()))
-            .args(["-Wl,--no-as-needed", "-lsma", "-ldl"])
-            .arg(format!("-Wl,-rpath,{}", dir.display()));
-    }
+    cmd.arg("-o").arg(&binary);
     output(&mut cmd, &format!("compiling {}", p.name))?;
     Ok(binary)
 }
 
 fn run(p: &Program, binary: &Path, launcher: &str, pes: u32) -> Result<(), Failed> {
-    let lib = support::built().profile_dir.join("librshmem.so");
+    // What is preloaded: rshmem, but for a program that links it by another name (build: lsma),
+    // where preloading would add nothing the loader does not already do.
+    let lib = if p.build == Build::Lsma {
+        PathBuf::new()
+    } else {
+        support::built().profile_dir.join("librshmem.so")
+    };
     let n = pes.to_string();
     let mut cmd = match launcher {
         "oshrun" => {
@@ -210,7 +291,7 @@ fn main() {
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("c-tests/foreign")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .filter(|p| p.extension().is_some_and(|e| e == "c" || e == "f90"))
         .collect();
     sources.sort();
     let mut trials = Vec::new();

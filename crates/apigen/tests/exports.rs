@@ -16,8 +16,9 @@ fn root() -> PathBuf {
 
 /// The names a header declares: functions and `extern` data. Comments, preprocessor lines (with
 /// their continuations: the C11 generics are macros) and bodies in braces are skipped (a function's
-/// ends its statement); each remaining statement that is not a typedef declares the identifier
-/// before its `(`, or its last identifier.
+/// ends its statement); each remaining statement that is not a typedef or a `static` definition
+/// (the ABI marker's pointer, private to each object) declares the identifier before its `(`, or
+/// its last identifier.
 fn declared(header: &str) -> BTreeSet<String> {
     let mut text = String::new();
     let mut rest = header;
@@ -73,7 +74,7 @@ fn declared(header: &str) -> BTreeSet<String> {
     top_level
         .split(';')
         .map(str::trim)
-        .filter(|s| !s.is_empty() && !s.starts_with("typedef"))
+        .filter(|s| !s.is_empty() && !s.starts_with("typedef") && !s.starts_with("static "))
         .map(|s| match s.find('(') {
             Some(open) => ident_before(&s[..open]),
             None => ident_before(s),
@@ -204,13 +205,15 @@ fn headers_and_library_agree() {
         // The predefined handles (SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD, ...) are data and the
         // Fortran symbols end in '_': neither is a C twin; rshmem's own extensions (rshmemx_*,
         // shmemx.h) are not spec routines and have no profiling twin.
-        // (OSHMEM's `oshmem_ctx_default`, SOS's `SHMEMX_TEAM_NODE` are data too.)
+        // (OSHMEM's `oshmem_ctx_default`, SOS's `SHMEMX_TEAM_NODE` and the ABI marker
+        // `rshmem_abi_v1` are data too.)
         .filter(|n| {
             !n.starts_with('p')
                 && !n.ends_with('_')
                 && !n.starts_with("SHMEM")
                 && !n.starts_with("rshmemx_")
                 && *n != "oshmem_ctx_default"
+                && *n != "rshmem_abi_v1"
         })
     {
         assert!(decl.contains(&format!("p{n}")), "{n} has no pshmem twin");

@@ -1,17 +1,37 @@
-//! Which implementation the program was built against, found from the loaded objects: a binary
-//! built for a foreign OpenSHMEM needs that implementation's library, so the loader has mapped it
-//! next to the preloaded rshmem (it stays loaded, uninitialized, for as long as the process runs).
+//! Which header the program's objects were compiled with, decided per loaded object from what
+//! each object's file says (docs/ABI.md, "How the personality is decided").
 //!
-//! `dl_iterate_phdr` lists the loaded objects; a file name that starts with a personality's
-//! `library` (`liboshmem.so`, `libsma.so`) selects it. Then, through `dlopen(RTLD_NOLOAD)` and
-//! `dlsym` on that library's own handle, the values its handle symbols hold (SOS initializes
-//! `SHMEM_TEAM_WORLD` statically to the address of its own team object), so that a program that
-//! reads the foreign copy still names the right rshmem object. With no known library loaded, an
-//! object other than rshmem that defines `shmem_init` (found with `dlsym(RTLD_NEXT)`) is an
-//! implementation rshmem does not know: an error, never a guess.
+//! `dl_iterate_phdr` lists the loaded objects. rshmem itself is the object that holds this code,
+//! whatever name it was loaded by (a `libsma.so` symlink to rshmem is rshmem). A foreign library
+//! is another object whose file name starts with a personality's `library` (`liboshmem.so`,
+//! `libsma.so`): it stays loaded, never initialized, as a dependency of the objects built for it.
+//! Every other object that calls OpenSHMEM routines or carries rshmem's ABI marker is a user, and
+//! its evidence decides its ABI ([`elf`] reads it from the object's file):
+//!   1. it refers to the marker that rshmem's `shmem.h` plants: rshmem's values;
+//!   2. else it was linked against another object that defines `shmem_init` and that no
+//!      personality describes: an implementation rshmem does not know, an error;
+//!   3. else it was linked against a foreign library: that implementation's values (also when
+//!      it was linked against rshmem too: it was compiled for the foreign one);
+//!   4. else it was linked against rshmem (a `DT_NEEDED` that resolves to this library, by
+//!      whatever name): rshmem's values;
+//!   5. else nothing is known of it (a plugin loaded by name, a header older than the marker).
+//!
+//! The users with evidence must agree: objects built for two ABIs stop the job at `shmem_init`,
+//! naming them, since one value (SOS's `SHMEM_CMP_EQ` is rshmem's `SHMEM_CMP_NE`) would mean two
+//! things. Users without evidence take the decided ABI; with no evidence at all, one foreign
+//! library loaded decides (as a binary preloaded under a launcher looks when its objects are
+//! stripped of sections), none means rshmem's values, and another object than rshmem that
+//! defines `shmem_init` is an implementation rshmem does not know: an error, never a guess.
+//!
+//! The values the foreign library's own handle symbols hold are read through
+//! `dlopen(RTLD_NOLOAD)` and `dlsym` on its handle (SOS initializes `SHMEM_TEAM_WORLD` statically to
+//! the address of its own team object), so that a program that reads the foreign copy still names
+//! the right rshmem object.
 
+use super::elf;
 use super::tables::{self, HandleSymbol, Personality};
 use std::ffi::{CStr, CString, c_int, c_void};
+use std::path::PathBuf;
 
 /// The detected personality, with the nonzero values of its library's handle symbols.
 pub struct Found {
@@ -19,52 +39,114 @@ pub struct Found {
     pub handles: Vec<(&'static HandleSymbol, usize)>,
 }
 
-/// The path names of the loaded objects (the executable's is empty).
-fn loaded_objects() -> Vec<String> {
+/// One loaded object.
+#[derive(Clone, Debug)]
+struct Loaded {
+    /// The name the loader gave it (empty for the executable).
+    name: String,
+    /// Whether it is rshmem itself (it holds this code).
+    is_self: bool,
+}
+
+impl Loaded {
+    /// The file to read, and the name to show in messages.
+    fn file(&self) -> PathBuf {
+        if self.name.is_empty() {
+            PathBuf::from("/proc/self/exe")
+        } else {
+            PathBuf::from(&self.name)
+        }
+    }
+
+    fn shown(&self) -> String {
+        if self.name.is_empty() {
+            std::fs::read_link("/proc/self/exe")
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "the executable".to_string())
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// The loaded objects, in the loader's order (the executable first).
+fn loaded_objects() -> Vec<Loaded> {
     unsafe extern "C" fn visit(
         info: *mut libc::dl_phdr_info,
         _size: usize,
         data: *mut c_void,
     ) -> c_int {
         // SAFETY: the loader passes a valid info block; `data` is the Vec given below.
-        let (info, names) = unsafe { (&*info, &mut *data.cast::<Vec<String>>()) };
-        if !info.dlpi_name.is_null() {
+        let (info, objects) = unsafe { (&*info, &mut *data.cast::<Vec<Loaded>>()) };
+        let name = if info.dlpi_name.is_null() {
+            String::new()
+        } else {
             // SAFETY: dlpi_name is a NUL-terminated string owned by the loader.
-            let name = unsafe { CStr::from_ptr(info.dlpi_name) };
-            names.push(name.to_string_lossy().into_owned());
-        }
+            unsafe { CStr::from_ptr(info.dlpi_name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let here = loaded_objects as *const () as u64;
+        let phdrs: &[libc::Elf64_Phdr] = if info.dlpi_phdr.is_null() {
+            &[]
+        } else {
+            // SAFETY: the loader's program headers of this object, `dlpi_phnum` of them.
+            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) }
+        };
+        let is_self = phdrs.iter().any(|p| {
+            let start = info.dlpi_addr.wrapping_add(p.p_vaddr);
+            p.p_type == libc::PT_LOAD && here >= start && here - start < p.p_memsz
+        });
+        objects.push(Loaded { name, is_self });
         0
     }
-    let mut names: Vec<String> = Vec::new();
-    // SAFETY: dl_iterate_phdr calls `visit` with valid pointers; `names` outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut names).cast()) };
-    names
+    let mut objects: Vec<Loaded> = Vec::new();
+    // SAFETY: dl_iterate_phdr calls `visit` with valid pointers; `objects` outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut objects).cast()) };
+    objects
 }
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// The personalities whose library is among `objects`, with the path that matched.
-pub fn matching(objects: &[String]) -> Vec<(&'static Personality, String)> {
+/// The personality whose library file `name` is.
+fn library_of(name: &str) -> Option<&'static Personality> {
+    let file = file_name(name);
     tables::ALL[1..]
         .iter()
-        .filter_map(|p| {
-            objects
-                .iter()
-                .find(|o| file_name(o).starts_with(p.library))
-                .map(|o| (*p, o.clone()))
-        })
-        .collect()
+        .copied()
+        .find(|p| file.starts_with(p.library))
+}
+
+/// The loader's handle of the loaded object named `name` (a path or a `DT_NEEDED` name), or
+/// NULL if no loaded object goes by it; the executable's for the empty name. Closed by
+/// [`release`].
+fn handle_of(name: &str) -> *mut c_void {
+    if name.is_empty() {
+        // SAFETY: dlopen(NULL) returns the executable's handle.
+        return unsafe { libc::dlopen(std::ptr::null(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+    }
+    let Ok(name) = CString::new(name) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: a NUL-terminated name; RTLD_NOLOAD only returns an already loaded object.
+    unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) }
+}
+
+fn release(handle: *mut c_void) {
+    if !handle.is_null() {
+        // SAFETY: drops the reference that RTLD_NOLOAD took; the object stays loaded.
+        unsafe { libc::dlclose(handle) };
+    }
 }
 
 /// The value of data symbol `symbol` as the object `path` itself defines it (0 if it does not).
 fn own_value(path: &str, symbol: &str) -> usize {
-    let (Ok(path), Ok(symbol)) = (CString::new(path), CString::new(symbol)) else {
+    let Ok(symbol) = CString::new(symbol) else {
         return 0;
     };
-    // SAFETY: both strings are NUL-terminated; RTLD_NOLOAD only returns an already loaded object.
-    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+    let handle = handle_of(path);
     if handle.is_null() {
         return 0;
     }
@@ -76,65 +158,196 @@ fn own_value(path: &str, symbol: &str) -> usize {
         // SAFETY: the symbol is a handle variable (a pointer) of a loaded, mapped object.
         unsafe { addr.cast::<usize>().read() }
     };
-    // SAFETY: drops the reference RTLD_NOLOAD took; the object stays loaded by its other users.
-    unsafe { libc::dlclose(handle) };
+    release(handle);
     value
 }
 
-/// The object that defines `shmem_init` after rshmem in the lookup order, if any.
-fn other_definition() -> Option<String> {
-    // SAFETY: a NUL-terminated name; RTLD_NEXT searches the objects after the caller's.
-    let addr = unsafe { libc::dlsym(libc::RTLD_NEXT, c"shmem_init".as_ptr()) };
-    if addr.is_null() {
-        return None;
+/// What one user of OpenSHMEM was built for.
+#[derive(Clone, Copy, Debug)]
+pub enum Abi {
+    /// rshmem's values, and why: the marker, or a link against rshmem.
+    Native(&'static str),
+    /// A foreign implementation's values: its personality and its library.
+    Foreign(&'static Personality),
+    /// Linked against an OpenSHMEM library that no personality describes.
+    Unknown,
+    /// No evidence.
+    Silent,
+}
+
+/// One user of OpenSHMEM and what it was built for.
+#[derive(Clone, Debug)]
+pub struct User {
+    pub shown: String,
+    pub abi: Abi,
+    /// The library it was linked against that decided (foreign or unknown).
+    pub library: String,
+}
+
+/// The decision from the users' evidence and the foreign libraries loaded: the personality, or
+/// the message saying why there is no single one. `libraries` holds each loaded foreign library
+/// (its path and personality); `unknown` the other objects that define `shmem_init`.
+pub fn decide(
+    users: &[User],
+    libraries: &[(String, &'static Personality)],
+    unknown: &[String],
+) -> Result<&'static Personality, String> {
+    if let Some(u) = users.iter().find(|u| matches!(u.abi, Abi::Unknown)) {
+        return Err(format!(
+            "{} was linked against {}, which also defines shmem_init, and rshmem knows no ABI personality for it (known: {}): its constants cannot be translated",
+            u.shown,
+            u.library,
+            known()
+        ));
     }
-    // SAFETY: a zeroed Dl_info is a valid out-parameter.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: `addr` is an address in a loaded object; `info` is writable.
-    if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
-        return Some(format!("{addr:p}"));
+    let mut native: Vec<&User> = Vec::new();
+    let mut foreign: Vec<&User> = Vec::new();
+    for u in users {
+        match u.abi {
+            Abi::Native(_) => native.push(u),
+            Abi::Foreign(_) => foreign.push(u),
+            Abi::Unknown | Abi::Silent => {}
+        }
     }
-    // SAFETY: dli_fname is a NUL-terminated string owned by the loader.
-    Some(
-        unsafe { CStr::from_ptr(info.dli_fname) }
-            .to_string_lossy()
-            .into_owned(),
-    )
+    let first_foreign = foreign.first().map(|u| match u.abi {
+        Abi::Foreign(p) => p,
+        _ => unreachable!("only foreign users are kept"),
+    });
+    let other_foreign = foreign.iter().find(|u| match u.abi {
+        Abi::Foreign(p) => !std::ptr::eq(p, first_foreign.unwrap_or(p)),
+        _ => false,
+    });
+    let describe = |u: &User| match u.abi {
+        Abi::Native(why) => format!("{} ({why})", u.shown),
+        Abi::Foreign(p) => format!("{} (linked against {}: {})", u.shown, u.library, p.name),
+        _ => u.shown.clone(),
+    };
+    let mixed = |a: &User, b: &User| {
+        Err(format!(
+            "this process holds objects built for two OpenSHMEM ABIs, whose constants cannot be told apart at run time: {} and {}; build them all with one implementation's header",
+            describe(a),
+            describe(b)
+        ))
+    };
+    if let (Some(a), Some(b)) = (foreign.first(), other_foreign) {
+        return mixed(a, b);
+    }
+    match (native.first(), foreign.first()) {
+        (Some(a), Some(b)) => mixed(a, b),
+        (Some(_), None) => Ok(&tables::NATIVE),
+        (None, Some(_)) => Ok(first_foreign.expect("a foreign user")),
+        (None, None) => match (libraries, unknown) {
+            ([], []) => Ok(&tables::NATIVE),
+            ([(_, p)], _) => Ok(p),
+            ([], [path, ..]) => Err(format!(
+                "{path} also defines shmem_init, and rshmem knows no ABI personality for it (known: {}): its constants cannot be translated",
+                known()
+            )),
+            (several, _) => Err(format!(
+                "the process has loaded {}: more than one OpenSHMEM implementation, and no object says which one it was built for",
+                several
+                    .iter()
+                    .map(|(path, p)| format!("{path} ({})", p.name))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+        },
+    }
 }
 
 /// The personality of this process, or why there is no single one.
 pub fn detect() -> Result<Found, String> {
     let objects = loaded_objects();
-    let found = matching(&objects);
-    match found.as_slice() {
-        [] => match other_definition() {
-            None => Ok(Found {
-                personality: &tables::NATIVE,
-                handles: Vec::new(),
-            }),
-            Some(path) => Err(format!(
-                "{path} also defines shmem_init, and rshmem knows no ABI personality for it (known: {}): its constants cannot be translated",
-                known()
-            )),
-        },
-        [(p, path)] => Ok(Found {
-            personality: p,
-            handles: p
+    // The loader's handle of rshmem and of each foreign library, to resolve `DT_NEEDED` names.
+    let own = objects
+        .iter()
+        .find(|o| o.is_self)
+        .map_or(std::ptr::null_mut(), |o| handle_of(&o.name));
+    let mut libraries: Vec<(String, &'static Personality, *mut c_void)> = Vec::new();
+    let mut unknown: Vec<(String, *mut c_void)> = Vec::new();
+    let mut candidates: Vec<(&Loaded, elf::Object)> = Vec::new();
+    for o in objects.iter().filter(|o| !o.is_self) {
+        let Some(info) = elf::read(&o.file()) else {
+            continue;
+        };
+        if let Some(p) = library_of(&o.name) {
+            libraries.push((o.name.clone(), p, handle_of(&o.name)));
+        } else if info.defines_init {
+            unknown.push((o.shown(), handle_of(&o.name)));
+        } else if info.marker || info.uses_shmem {
+            candidates.push((o, info));
+        }
+    }
+    let users: Vec<User> = candidates
+        .iter()
+        .map(|(o, info)| {
+            let mut user = User {
+                shown: o.shown(),
+                abi: Abi::Silent,
+                library: String::new(),
+            };
+            if info.marker {
+                user.abi = Abi::Native("compiled with rshmem's shmem.h");
+                return user;
+            }
+            // A link against a foreign (or unknown) implementation outweighs one against rshmem:
+            // the stand-ins of the preload tests, like any object built for SOS and also linked
+            // with rshmem by name, were compiled with the foreign values.
+            let mut linked_self = false;
+            for needed in &info.needed {
+                let h = handle_of(needed);
+                if h.is_null() {
+                    continue;
+                }
+                if h == own {
+                    linked_self = true;
+                } else if let Some((path, p, _)) = libraries.iter().find(|l| l.2 == h) {
+                    if matches!(user.abi, Abi::Silent) {
+                        user.library = path.clone();
+                        user.abi = Abi::Foreign(p);
+                    }
+                } else if let Some((path, _)) = unknown.iter().find(|u| u.1 == h) {
+                    user.library = path.clone();
+                    user.abi = Abi::Unknown;
+                }
+                release(h);
+            }
+            if linked_self && matches!(user.abi, Abi::Silent) {
+                user.abi = Abi::Native("linked against rshmem");
+            }
+            user
+        })
+        .collect();
+    for h in libraries
+        .iter()
+        .map(|l| l.2)
+        .chain(unknown.iter().map(|u| u.1))
+        .chain([own])
+    {
+        release(h);
+    }
+    let loaded: Vec<(String, &'static Personality)> = libraries
+        .iter()
+        .map(|(path, p, _)| (path.clone(), *p))
+        .collect();
+    let unknown: Vec<String> = unknown.into_iter().map(|(path, _)| path).collect();
+    let personality = decide(&users, &loaded, &unknown)?;
+    let library = loaded
+        .iter()
+        .find(|(_, p)| std::ptr::eq(*p, personality))
+        .map(|(path, _)| path.as_str());
+    Ok(Found {
+        personality,
+        handles: match library {
+            None => Vec::new(),
+            Some(path) => personality
                 .handles
                 .iter()
                 .map(|h| (h, own_value(path, h.symbol)))
                 .filter(|(_, v)| *v != 0)
                 .collect(),
-        }),
-        several => Err(format!(
-            "the process has loaded {}: more than one OpenSHMEM implementation, so the program's constants are ambiguous",
-            several
-                .iter()
-                .map(|(p, path)| format!("{path} ({})", p.name))
-                .collect::<Vec<_>>()
-                .join(" and ")
-        )),
-    }
+        },
+    })
 }
 
 fn known() -> String {
@@ -149,22 +362,110 @@ fn known() -> String {
 mod tests {
     use super::*;
 
+    fn user(shown: &str, abi: Abi) -> User {
+        User {
+            shown: shown.to_string(),
+            abi,
+            library: "/x/libsma.so".to_string(),
+        }
+    }
+
     #[test]
-    fn libraries_are_matched_by_file_name() {
-        let objs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let m = matching(&objs(&[
-            "",
-            "/usr/lib/x86_64-linux-gnu/liboshmem.so.40",
-            "/lib/libc.so.6",
-        ]));
-        assert_eq!(m.len(), 1);
-        assert_eq!(m[0].0.name, tables::OSHMEM_4_1.name);
-        let m = matching(&objs(&["/opt/sos/lib/libsma.so.0"]));
-        assert_eq!(m[0].0.name, tables::SOS_1_5.name);
-        assert!(matching(&objs(&["/x/libsmash.so", "/x/mylibsma.so.1"])).is_empty());
+    fn libraries_are_known_by_file_name() {
         assert_eq!(
-            matching(&objs(&["/a/libsma.so", "/b/liboshmem.so"])).len(),
-            2
+            library_of("/usr/lib/x86_64-linux-gnu/liboshmem.so.40").map(|p| p.name),
+            Some(tables::OSHMEM_4_1.name)
         );
+        assert_eq!(
+            library_of("/opt/sos/lib/libsma.so.0").map(|p| p.name),
+            Some(tables::SOS_1_5.name)
+        );
+        assert!(library_of("/x/libsmash.so").is_none());
+        assert!(library_of("/x/mylibsma.so.1").is_none());
+        assert!(library_of("").is_none());
+    }
+
+    #[test]
+    fn the_users_evidence_decides() {
+        let sos = &tables::SOS_1_5;
+        let lib = || vec![("/x/libsma.so".to_string(), sos)];
+        // A program with the marker, linked as -lsma to rshmem: no foreign library is loaded.
+        let marked = user("prog", Abi::Native("compiled with rshmem's shmem.h"));
+        assert_eq!(
+            decide(std::slice::from_ref(&marked), &[], &[])
+                .unwrap()
+                .name,
+            "rshmem"
+        );
+        // The marker wins over a loaded foreign library no one was built for.
+        assert_eq!(
+            decide(std::slice::from_ref(&marked), &lib(), &[])
+                .unwrap()
+                .name,
+            "rshmem"
+        );
+        // A binary built for SOS.
+        let sos_user = user("prog", Abi::Foreign(sos));
+        assert_eq!(
+            decide(std::slice::from_ref(&sos_user), &lib(), &[])
+                .unwrap()
+                .name,
+            sos.name
+        );
+        // Users without evidence follow; with none at all, the one foreign library decides.
+        let silent = user("plugin.so", Abi::Silent);
+        assert_eq!(
+            decide(&[sos_user.clone(), silent.clone()], &lib(), &[])
+                .unwrap()
+                .name,
+            sos.name
+        );
+        assert_eq!(
+            decide(std::slice::from_ref(&silent), &lib(), &[])
+                .unwrap()
+                .name,
+            sos.name
+        );
+        assert_eq!(decide(&[silent], &[], &[]).unwrap().name, "rshmem");
+    }
+
+    #[test]
+    fn two_abis_in_one_process_stop() {
+        let sos = &tables::SOS_1_5;
+        let oshmem = &tables::OSHMEM_4_1;
+        let marked = user("/bin/prog", Abi::Native("compiled with rshmem's shmem.h"));
+        let sos_lib = user("/x/libpart.so", Abi::Foreign(sos));
+        let err = decide(&[marked, sos_lib.clone()], &[], &[]).unwrap_err();
+        assert!(err.contains("two OpenSHMEM ABIs"), "{err}");
+        assert!(
+            err.contains("/bin/prog (compiled with rshmem's shmem.h)"),
+            "{err}"
+        );
+        assert!(
+            err.contains("/x/libpart.so (linked against /x/libsma.so: Sandia"),
+            "{err}"
+        );
+        let osh = user("/bin/other", Abi::Foreign(oshmem));
+        assert!(decide(&[sos_lib, osh], &[], &[]).is_err());
+    }
+
+    #[test]
+    fn unknown_implementations_stop() {
+        let u = User {
+            shown: "/bin/prog".to_string(),
+            abi: Abi::Unknown,
+            library: "/opt/x/libshmem.so".to_string(),
+        };
+        let err = decide(&[u], &[], &[]).unwrap_err();
+        assert!(err.contains("/opt/x/libshmem.so"), "{err}");
+        let err = decide(&[], &[], &["/opt/x/libshmem.so".to_string()]).unwrap_err();
+        assert!(err.contains("knows no ABI personality"), "{err}");
+        let sos = &tables::SOS_1_5;
+        let oshmem = &tables::OSHMEM_4_1;
+        let two = [
+            ("/a/libsma.so".to_string(), sos),
+            ("/b/liboshmem.so".to_string(), oshmem),
+        ];
+        assert!(decide(&[], &two, &[]).is_err());
     }
 }

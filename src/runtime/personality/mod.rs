@@ -3,9 +3,11 @@
 //!
 //! A program built for Open MPI's OSHMEM or Sandia OpenSHMEM and run with rshmem preloaded carries
 //! that header's constants (SOS's `SHMEM_CMP_EQ` is 1, rshmem's 0) and reads its predefined
-//! handles from that library's data symbols. [`select`] runs once, at the first `shmem_init`: it
-//! finds the foreign library among the loaded objects ([`detect`]), makes it the active personality
-//! and teaches `runtime::handle` the values of its handle symbols. Each entry point where a foreign
+//! handles from that library's data symbols. [`select`] runs once, at the first `shmem_init`:
+//! [`detect`] decides from what each loaded object was compiled with and linked against (rshmem's
+//! header marks its objects; [`elf`] reads the files) which header the program's objects carry;
+//! [`select`] makes that the active personality and teaches `runtime::handle` the values of its
+//! library's handle symbols. Each entry point where a foreign
 //! value arrives (comparison, signal operator, context options, allocation hints, thread level)
 //! calls one function here, which is the identity behind a single predictable branch when the
 //! personality is native. A value the active personality does not define is a fatal error naming
@@ -14,6 +16,7 @@
 //! Invariant: the active personality changes only in [`select`], before the World exists.
 
 pub mod detect;
+pub mod elf;
 pub mod tables;
 
 use crate::fatal;
@@ -21,6 +24,14 @@ use std::ffi::{c_int, c_long};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 pub use tables::{Personality, Predefined};
+
+/// The ABI marker: `shmem.h` makes every object compiled with it refer to this symbol, so that
+/// [`detect`] knows those objects carry rshmem's values (docs/ABI.md). Its value is the marker's
+/// version; nothing reads it.
+#[unsafe(no_mangle)]
+#[used]
+#[allow(non_upper_case_globals)]
+pub static rshmem_abi_v1: c_int = 1;
 
 /// Index in [`tables::ALL`] of the active personality (0: native).
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
