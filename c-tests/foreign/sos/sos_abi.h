@@ -54,6 +54,9 @@
 #define SHMEM_SYNC_VALUE 0
 
 /* The data symbols of libsma that rshmem's headers do not declare. */
+/* SOS's extension values (mpp/shmemx.h): a context option and an allocation hint. */
+#define SHMEMX_CTX_BOUNCE_BUFFER (1l << 31)
+#define SHMEMX_MALLOC_NO_BARRIER (1l << 2)
 extern const shmem_team_t SHMEMX_TEAM_NODE;
 
 /* SOS names that are not spec names (their C11 generics select some of them). */

@@ -27,6 +27,17 @@ const fn k(name: &'static str, foreign: i64, native: i64) -> Const {
     }
 }
 
+/// An extension value of a foreign header that rshmem accepts and that changes nothing here (its
+/// native value is 0): a performance hint, or a permission rshmem does not need to use. Its name
+/// is the header's `SHMEMX_` name; docs/ABI.md says why each is safe to accept.
+const fn no_effect(name: &'static str, foreign: i64) -> Const {
+    Const {
+        name,
+        foreign,
+        native: 0,
+    }
+}
+
 /// What a predefined handle of a foreign header is in rshmem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Predefined {
@@ -295,6 +306,8 @@ pub static SOS_1_5: Personality = Personality {
         k("SHMEM_CTX_PRIVATE", 1, c::SHMEM_CTX_PRIVATE),
         k("SHMEM_CTX_SERIALIZED", 2, c::SHMEM_CTX_SERIALIZED),
         k("SHMEM_CTX_NOSTORE", 4, c::SHMEM_CTX_NOSTORE),
+        // SOS stages small puts through a bounce buffer: a performance choice, no other meaning.
+        no_effect("SHMEMX_CTX_BOUNCE_BUFFER", 1 << 31),
     ],
     team_mask: &[k("SHMEM_TEAM_NUM_CONTEXTS", 1, c::SHMEM_TEAM_NUM_CONTEXTS)],
     malloc_hints: &[
@@ -308,6 +321,10 @@ pub static SOS_1_5: Personality = Personality {
             2,
             c::SHMEM_MALLOC_SIGNAL_REMOTE,
         ),
+        // SOS may leave out the allocation's closing barrier: a permission. rshmem keeps the
+        // barrier (every PE calls the allocation anyway), and with it the check that the PEs
+        // made the same call.
+        no_effect("SHMEMX_MALLOC_NO_BARRIER", 1 << 2),
     ],
     sync: &[
         k(
@@ -445,6 +462,10 @@ mod tests {
                             );
                         }
                     }
+                    if a.name.starts_with("SHMEMX_") {
+                        assert_eq!(a.native, 0, "{}: {} is an extension", p.name, a.name);
+                        continue;
+                    }
                     let same = native.iter().find(|n| n.name == a.name);
                     let same = same
                         .unwrap_or_else(|| panic!("{}: {} is no rshmem constant", p.name, a.name));
@@ -517,6 +538,13 @@ mod tests {
                 Ok(c::SHMEM_CTX_PRIVATE | c::SHMEM_CTX_SERIALIZED | c::SHMEM_CTX_NOSTORE)
             );
             assert_eq!(bits(p.ctx_options, 0), Ok(0));
+            if std::ptr::eq(p, &SOS_1_5) {
+                assert_eq!(bits(p.ctx_options, 1 | 1 << 31), Ok(c::SHMEM_CTX_PRIVATE));
+                assert_eq!(
+                    bits(p.malloc_hints, 1 | 1 << 2),
+                    Ok(c::SHMEM_MALLOC_ATOMICS_REMOTE)
+                );
+            }
             assert_eq!(bits(p.ctx_options, 1 | 16), Err(16));
         }
     }
