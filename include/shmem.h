@@ -13675,21 +13675,108 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
 
 #endif /* __cplusplus && __GNUC__ */
 
+/* Sandia OpenSHMEM 1.5's names that the C11 generics below also select. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `shmem_short_wait_until_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`). */
+void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`). */
+void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`). */
+size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`). */
+size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`). */
+size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`). */
+size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`). */
+void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`). */
+void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_wait_until_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`). */
+size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`). */
+size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_wait_until_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`). */
+size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`). */
+size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`). */
+int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`). */
+int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`). */
+size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`). */
+size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`). */
+size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`). */
+size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`). */
+int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`). */
+int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`). */
+size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`). */
+size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`). */
+size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`). */
+size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
 /*
  * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
  * of the first buffer argument. Only standard C types can be associations: int8_t and the other
  * typedefs name one of them (on LP64: int32_t is int, int64_t long); a table that lists only the
- * typedef (int32_t in the bitwise AMOs) gets the standard type's association. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
- * cannot be called: the program does not compile.
+ * typedef (int32_t in the bitwise AMOs) gets the standard type's association.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 
-#define RSHMEM_NO_GENERIC_MATCH 0
+#ifndef RSHMEM_GENERIC_PRELUDE
+#define RSHMEM_GENERIC_PRELUDE
 #define RSHMEM_FIRST_ARG_(a, ...) a
 #define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
+struct rshmem_no_routine_for_this_type {
+    char unused;
+};
+#endif
 
 /* `shmem_put` (OpenSHMEM 1.6, shmem_put.tex). */
+void shmem_put_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13707,7 +13794,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put, \
             unsigned long *: shmem_ctx_ulong_put, \
             unsigned long long *: shmem_ctx_ulonglong_put, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put, \
             double *: shmem_double_put, \
@@ -13723,9 +13810,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put, \
             unsigned long *: shmem_ulong_put, \
             unsigned long long *: shmem_ulonglong_put, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_p` (OpenSHMEM 1.6, shmem_p.tex). */
+void shmem_p_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_p_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_p(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13743,7 +13832,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_p, \
             unsigned long *: shmem_ctx_ulong_p, \
             unsigned long long *: shmem_ctx_ulonglong_p, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_p_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_p, \
             double *: shmem_double_p, \
@@ -13759,9 +13848,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_p, \
             unsigned long *: shmem_ulong_p, \
             unsigned long long *: shmem_ulonglong_p, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_p_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
+void shmem_iput_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_iput_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_iput(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13779,7 +13870,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_iput, \
             unsigned long *: shmem_ctx_ulong_iput, \
             unsigned long long *: shmem_ctx_ulonglong_iput, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_iput_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_iput, \
             double *: shmem_double_iput, \
@@ -13795,9 +13886,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_iput, \
             unsigned long *: shmem_ulong_iput, \
             unsigned long long *: shmem_ulonglong_iput, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_iput_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
+void shmem_ibput_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_ibput_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_ibput(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13815,7 +13908,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_ibput, \
             unsigned long *: shmem_ctx_ulong_ibput, \
             unsigned long long *: shmem_ctx_ulonglong_ibput, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_ibput_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_ibput, \
             double *: shmem_double_ibput, \
@@ -13831,9 +13924,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_ibput, \
             unsigned long *: shmem_ulong_ibput, \
             unsigned long long *: shmem_ulonglong_ibput, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_ibput_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_get` (OpenSHMEM 1.6, shmem_get.tex). */
+void shmem_get_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_get_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_get(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13851,7 +13946,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_get, \
             unsigned long *: shmem_ctx_ulong_get, \
             unsigned long long *: shmem_ctx_ulonglong_get, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_get_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_get, \
             double *: shmem_double_get, \
@@ -13867,9 +13962,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_get, \
             unsigned long *: shmem_ulong_get, \
             unsigned long long *: shmem_ulonglong_get, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_get_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_g` (OpenSHMEM 1.6, shmem_g.tex). */
+void shmem_g_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_g_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_g(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13901,7 +13998,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ctx_ulong_g, \
             const unsigned long long *: shmem_ctx_ulonglong_g, \
             unsigned long long *: shmem_ctx_ulonglong_g, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_g_ctx_no_routine_for_type), \
         default: _Generic((first), \
             const float *: shmem_float_g, \
             float *: shmem_float_g, \
@@ -13931,9 +14028,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ulong_g, \
             const unsigned long long *: shmem_ulonglong_g, \
             unsigned long long *: shmem_ulonglong_g, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_g_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
+void shmem_iget_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_iget_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_iget(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13951,7 +14050,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_iget, \
             unsigned long *: shmem_ctx_ulong_iget, \
             unsigned long long *: shmem_ctx_ulonglong_iget, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_iget_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_iget, \
             double *: shmem_double_iget, \
@@ -13967,9 +14066,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_iget, \
             unsigned long *: shmem_ulong_iget, \
             unsigned long long *: shmem_ulonglong_iget, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_iget_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_ibget` (OpenSHMEM 1.6, shmem_ibget.tex). */
+void shmem_ibget_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_ibget_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_ibget(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13987,7 +14088,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_ibget, \
             unsigned long *: shmem_ctx_ulong_ibget, \
             unsigned long long *: shmem_ctx_ulonglong_ibget, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_ibget_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_ibget, \
             double *: shmem_double_ibget, \
@@ -14003,9 +14104,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_ibget, \
             unsigned long *: shmem_ulong_ibget, \
             unsigned long long *: shmem_ulonglong_ibget, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_ibget_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex). */
+void shmem_put_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14023,7 +14126,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_nbi, \
             unsigned long *: shmem_ctx_ulong_put_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_put_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_nbi, \
             double *: shmem_double_put_nbi, \
@@ -14039,9 +14142,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_nbi, \
             unsigned long *: shmem_ulong_put_nbi, \
             unsigned long long *: shmem_ulonglong_put_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
+void shmem_get_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_get_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_get_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14059,7 +14164,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_get_nbi, \
             unsigned long *: shmem_ctx_ulong_get_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_get_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_get_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_get_nbi, \
             double *: shmem_double_get_nbi, \
@@ -14075,9 +14180,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_get_nbi, \
             unsigned long *: shmem_ulong_get_nbi, \
             unsigned long long *: shmem_ulonglong_get_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_get_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+void shmem_atomic_fetch_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14097,7 +14204,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ctx_ulong_atomic_fetch, \
             const unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_ctx_no_routine_for_type), \
         default: _Generic((first), \
             const float *: shmem_float_atomic_fetch, \
             float *: shmem_float_atomic_fetch, \
@@ -14115,9 +14222,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ulong_atomic_fetch, \
             const unsigned long long *: shmem_ulonglong_atomic_fetch, \
             unsigned long long *: shmem_ulonglong_atomic_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+void shmem_atomic_set_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_set_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_set(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14129,7 +14238,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_set, \
             unsigned long *: shmem_ctx_ulong_atomic_set, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_set, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_set_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_set, \
             double *: shmem_double_atomic_set, \
@@ -14139,9 +14248,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_set, \
             unsigned long *: shmem_ulong_atomic_set, \
             unsigned long long *: shmem_ulonglong_atomic_set, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_set_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+void shmem_atomic_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_swap_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_swap(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14153,7 +14264,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_swap, \
             unsigned long *: shmem_ctx_ulong_atomic_swap, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_swap_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_swap, \
             double *: shmem_double_atomic_swap, \
@@ -14163,9 +14274,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_swap, \
             unsigned long *: shmem_ulong_atomic_swap, \
             unsigned long long *: shmem_ulonglong_atomic_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_swap_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+void shmem_atomic_compare_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_compare_swap_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_compare_swap(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14175,7 +14288,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_compare_swap, \
             unsigned long *: shmem_ctx_ulong_atomic_compare_swap, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_compare_swap_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_compare_swap, \
             long *: shmem_long_atomic_compare_swap, \
@@ -14183,9 +14296,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_compare_swap, \
             unsigned long *: shmem_ulong_atomic_compare_swap, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_compare_swap_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+void shmem_atomic_fetch_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_inc_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_inc(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14195,7 +14310,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_inc, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_inc, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_inc_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_inc, \
             long *: shmem_long_atomic_fetch_inc, \
@@ -14203,9 +14318,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_inc, \
             unsigned long *: shmem_ulong_atomic_fetch_inc, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_inc_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+void shmem_atomic_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_inc_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_inc(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14215,7 +14332,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_inc, \
             unsigned long *: shmem_ctx_ulong_atomic_inc, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_inc_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_inc, \
             long *: shmem_long_atomic_inc, \
@@ -14223,9 +14340,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_inc, \
             unsigned long *: shmem_ulong_atomic_inc, \
             unsigned long long *: shmem_ulonglong_atomic_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_inc_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+void shmem_atomic_fetch_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_add_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_add(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14235,7 +14354,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_add, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_add, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_add_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_add, \
             long *: shmem_long_atomic_fetch_add, \
@@ -14243,9 +14362,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_add, \
             unsigned long *: shmem_ulong_atomic_fetch_add, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_add_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+void shmem_atomic_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_add_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_add(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14255,7 +14376,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_add, \
             unsigned long *: shmem_ctx_ulong_atomic_add, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_add, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_add_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_add, \
             long *: shmem_long_atomic_add, \
@@ -14263,9 +14384,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_add, \
             unsigned long *: shmem_ulong_atomic_add, \
             unsigned long long *: shmem_ulonglong_atomic_add, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_add_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex). */
+void shmem_atomic_fetch_and_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_and_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_and(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14274,16 +14397,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and, \
             int *: shmem_ctx_int32_atomic_fetch_and, \
             long *: shmem_ctx_int64_atomic_fetch_and, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_and_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_and, \
             unsigned long *: shmem_ulong_atomic_fetch_and, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_and, \
             int *: shmem_int32_atomic_fetch_and, \
             long *: shmem_int64_atomic_fetch_and, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_and_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex). */
+void shmem_atomic_and_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_and_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_and(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14292,16 +14417,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_and, \
             int *: shmem_ctx_int32_atomic_and, \
             long *: shmem_ctx_int64_atomic_and, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_and_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_and, \
             unsigned long *: shmem_ulong_atomic_and, \
             unsigned long long *: shmem_ulonglong_atomic_and, \
             int *: shmem_int32_atomic_and, \
             long *: shmem_int64_atomic_and, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_and_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex). */
+void shmem_atomic_fetch_or_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_or_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_or(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14310,16 +14437,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or, \
             int *: shmem_ctx_int32_atomic_fetch_or, \
             long *: shmem_ctx_int64_atomic_fetch_or, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_or_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_or, \
             unsigned long *: shmem_ulong_atomic_fetch_or, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_or, \
             int *: shmem_int32_atomic_fetch_or, \
             long *: shmem_int64_atomic_fetch_or, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_or_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex). */
+void shmem_atomic_or_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_or_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_or(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14328,16 +14457,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_or, \
             int *: shmem_ctx_int32_atomic_or, \
             long *: shmem_ctx_int64_atomic_or, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_or_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_or, \
             unsigned long *: shmem_ulong_atomic_or, \
             unsigned long long *: shmem_ulonglong_atomic_or, \
             int *: shmem_int32_atomic_or, \
             long *: shmem_int64_atomic_or, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_or_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex). */
+void shmem_atomic_fetch_xor_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_xor_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_xor(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14346,16 +14477,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor, \
             int *: shmem_ctx_int32_atomic_fetch_xor, \
             long *: shmem_ctx_int64_atomic_fetch_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_xor_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_xor, \
             unsigned long *: shmem_ulong_atomic_fetch_xor, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor, \
             int *: shmem_int32_atomic_fetch_xor, \
             long *: shmem_int64_atomic_fetch_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_xor_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex). */
+void shmem_atomic_xor_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_xor_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_xor(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14364,16 +14497,17 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_xor, \
             int *: shmem_ctx_int32_atomic_xor, \
             long *: shmem_ctx_int64_atomic_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_xor_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_xor, \
             unsigned long *: shmem_ulong_atomic_xor, \
             unsigned long long *: shmem_ulonglong_atomic_xor, \
             int *: shmem_int32_atomic_xor, \
             long *: shmem_int64_atomic_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_xor_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+void shmem_fetch_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fetch(first, ...) \
     _Generic((first), \
             const float *: shmem_float_fetch, \
@@ -14386,9 +14520,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long *: shmem_long_fetch, \
             const long long *: shmem_longlong_fetch, \
             long long *: shmem_longlong_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_fetch_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+void shmem_set_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_set(first, ...) \
     _Generic((first), \
             float *: shmem_float_set, \
@@ -14396,9 +14531,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             int *: shmem_int_set, \
             long *: shmem_long_set, \
             long long *: shmem_longlong_set, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_set_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+void shmem_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_swap(first, ...) \
     _Generic((first), \
             float *: shmem_float_swap, \
@@ -14406,49 +14542,56 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             int *: shmem_int_swap, \
             long *: shmem_long_swap, \
             long long *: shmem_longlong_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_swap_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+void shmem_cswap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_cswap(first, ...) \
     _Generic((first), \
             int *: shmem_int_cswap, \
             long *: shmem_long_cswap, \
             long long *: shmem_longlong_cswap, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_cswap_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+void shmem_finc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_finc(first, ...) \
     _Generic((first), \
             int *: shmem_int_finc, \
             long *: shmem_long_finc, \
             long long *: shmem_longlong_finc, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_finc_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+void shmem_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_inc(first, ...) \
     _Generic((first), \
             int *: shmem_int_inc, \
             long *: shmem_long_inc, \
             long long *: shmem_longlong_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_inc_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+void shmem_fadd_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fadd(first, ...) \
     _Generic((first), \
             int *: shmem_int_fadd, \
             long *: shmem_long_fadd, \
             long long *: shmem_longlong_fadd, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_fadd_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+void shmem_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_add(first, ...) \
     _Generic((first), \
             int *: shmem_int_add, \
             long *: shmem_long_add, \
             long long *: shmem_longlong_add, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_add_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex). */
+void shmem_atomic_fetch_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14460,7 +14603,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_fetch_nbi, \
             double *: shmem_double_atomic_fetch_nbi, \
@@ -14470,9 +14613,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex). */
+void shmem_atomic_swap_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_swap_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_swap_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14484,7 +14629,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_swap_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_swap_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_swap_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_swap_nbi, \
             double *: shmem_double_atomic_swap_nbi, \
@@ -14494,9 +14639,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_swap_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex). */
+void shmem_atomic_compare_swap_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_compare_swap_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_compare_swap_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14506,7 +14653,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_compare_swap_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_compare_swap_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_compare_swap_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_compare_swap_nbi, \
             long *: shmem_long_atomic_compare_swap_nbi, \
@@ -14514,9 +14661,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_compare_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_compare_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_compare_swap_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex). */
+void shmem_atomic_fetch_inc_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_inc_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_inc_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14526,7 +14675,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_inc_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_inc_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_inc_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_inc_nbi, \
             long *: shmem_long_atomic_fetch_inc_nbi, \
@@ -14534,9 +14683,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_inc_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_inc_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_inc_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex). */
+void shmem_atomic_fetch_add_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_add_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_add_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14546,7 +14697,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_add_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_add_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_add_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_add_nbi, \
             long *: shmem_long_atomic_fetch_add_nbi, \
@@ -14554,9 +14705,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_add_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_add_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_add_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex). */
+void shmem_atomic_fetch_and_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_and_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_and_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14565,16 +14718,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_and_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_and_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_and_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_and_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_and_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, \
             int *: shmem_int32_atomic_fetch_and_nbi, \
             long *: shmem_int64_atomic_fetch_and_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_and_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex). */
+void shmem_atomic_fetch_or_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_or_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_or_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14583,16 +14738,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_or_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_or_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_or_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_or_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_or_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, \
             int *: shmem_int32_atomic_fetch_or_nbi, \
             long *: shmem_int64_atomic_fetch_or_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_or_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex). */
+void shmem_atomic_fetch_xor_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_xor_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_xor_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14601,16 +14758,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_xor_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_xor_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_xor_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_xor_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, \
             int *: shmem_int32_atomic_fetch_xor_nbi, \
             long *: shmem_int64_atomic_fetch_xor_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_xor_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+void shmem_put_signal_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_signal_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_signal(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14628,7 +14787,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_signal, \
             unsigned long *: shmem_ctx_ulong_put_signal, \
             unsigned long long *: shmem_ctx_ulonglong_put_signal, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_signal_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_signal, \
             double *: shmem_double_put_signal, \
@@ -14644,9 +14803,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_signal, \
             unsigned long *: shmem_ulong_put_signal, \
             unsigned long long *: shmem_ulonglong_put_signal, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_signal_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+void shmem_put_signal_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_signal_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_signal_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14664,7 +14825,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_signal_nbi, \
             unsigned long *: shmem_ctx_ulong_put_signal_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_put_signal_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_signal_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_signal_nbi, \
             double *: shmem_double_put_signal_nbi, \
@@ -14680,7 +14841,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_signal_nbi, \
             unsigned long *: shmem_ulong_put_signal_nbi, \
             unsigned long long *: shmem_ulonglong_put_signal_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_signal_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex). */
 #define shmem_signal_add(first, ...) \
@@ -14695,6 +14856,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
         default: shmem_signal_set)(first, __VA_ARGS__)
 
 /* `shmem_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). */
+void shmem_wait_until_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until, \
@@ -14705,9 +14867,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ulonglong_wait_until, \
             short *: shmem_short_wait_until, \
             unsigned short *: shmem_ushort_wait_until, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_wait_until_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex). */
+void shmem_wait_until_all_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_all(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_all, \
@@ -14716,9 +14879,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_all, \
             unsigned long *: shmem_ulong_wait_until_all, \
             unsigned long long *: shmem_ulonglong_wait_until_all, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_all, \
+            unsigned short *: shmem_ushort_wait_until_all, \
+            default: shmem_wait_until_all_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex). */
+void shmem_wait_until_any_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_any(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_any, \
@@ -14727,9 +14893,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_any, \
             unsigned long *: shmem_ulong_wait_until_any, \
             unsigned long long *: shmem_ulonglong_wait_until_any, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_any, \
+            unsigned short *: shmem_ushort_wait_until_any, \
+            default: shmem_wait_until_any_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex). */
+void shmem_wait_until_some_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_some(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_some, \
@@ -14738,9 +14907,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_some, \
             unsigned long *: shmem_ulong_wait_until_some, \
             unsigned long long *: shmem_ulonglong_wait_until_some, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_some, \
+            unsigned short *: shmem_ushort_wait_until_some, \
+            default: shmem_wait_until_some_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex). */
+void shmem_wait_until_all_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_all_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_all_vector, \
@@ -14749,9 +14921,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_all_vector, \
             unsigned long *: shmem_ulong_wait_until_all_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_all_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_all_vector, \
+            unsigned short *: shmem_ushort_wait_until_all_vector, \
+            default: shmem_wait_until_all_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex). */
+void shmem_wait_until_any_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_any_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_any_vector, \
@@ -14760,9 +14935,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_any_vector, \
             unsigned long *: shmem_ulong_wait_until_any_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_any_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_any_vector, \
+            unsigned short *: shmem_ushort_wait_until_any_vector, \
+            default: shmem_wait_until_any_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex). */
+void shmem_wait_until_some_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_some_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_some_vector, \
@@ -14771,9 +14949,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_some_vector, \
             unsigned long *: shmem_ulong_wait_until_some_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_some_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_some_vector, \
+            unsigned short *: shmem_ushort_wait_until_some_vector, \
+            default: shmem_wait_until_some_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test` (OpenSHMEM 1.6, shmem_test.tex). */
+void shmem_test_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test(first, ...) \
     _Generic((first), \
             int *: shmem_int_test, \
@@ -14784,9 +14965,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ulonglong_test, \
             short *: shmem_short_test, \
             unsigned short *: shmem_ushort_test, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_test_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_all` (OpenSHMEM 1.6, shmem_test_all.tex). */
+void shmem_test_all_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_all(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_all, \
@@ -14795,9 +14977,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_all, \
             unsigned long *: shmem_ulong_test_all, \
             unsigned long long *: shmem_ulonglong_test_all, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_all, \
+            unsigned short *: shmem_ushort_test_all, \
+            default: shmem_test_all_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_any` (OpenSHMEM 1.6, shmem_test_any.tex). */
+void shmem_test_any_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_any(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_any, \
@@ -14806,9 +14991,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_any, \
             unsigned long *: shmem_ulong_test_any, \
             unsigned long long *: shmem_ulonglong_test_any, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_any, \
+            unsigned short *: shmem_ushort_test_any, \
+            default: shmem_test_any_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_some` (OpenSHMEM 1.6, shmem_test_some.tex). */
+void shmem_test_some_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_some(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_some, \
@@ -14817,9 +15005,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_some, \
             unsigned long *: shmem_ulong_test_some, \
             unsigned long long *: shmem_ulonglong_test_some, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_some, \
+            unsigned short *: shmem_ushort_test_some, \
+            default: shmem_test_some_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex). */
+void shmem_test_all_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_all_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_all_vector, \
@@ -14828,9 +15019,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_all_vector, \
             unsigned long *: shmem_ulong_test_all_vector, \
             unsigned long long *: shmem_ulonglong_test_all_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_all_vector, \
+            unsigned short *: shmem_ushort_test_all_vector, \
+            default: shmem_test_all_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex). */
+void shmem_test_any_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_any_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_any_vector, \
@@ -14839,9 +15033,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_any_vector, \
             unsigned long *: shmem_ulong_test_any_vector, \
             unsigned long long *: shmem_ulonglong_test_any_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_any_vector, \
+            unsigned short *: shmem_ushort_test_any_vector, \
+            default: shmem_test_any_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex). */
+void shmem_test_some_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_some_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_some_vector, \
@@ -14850,9 +15047,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_some_vector, \
             unsigned long *: shmem_ulong_test_some_vector, \
             unsigned long long *: shmem_ulonglong_test_some_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_some_vector, \
+            unsigned short *: shmem_ushort_test_some_vector, \
+            default: shmem_test_some_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex). */
+void shmem_broadcast_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_broadcast(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_broadcast, \
@@ -14869,9 +15069,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_broadcast, \
             unsigned long *: shmem_ulong_broadcast, \
             unsigned long long *: shmem_ulonglong_broadcast, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_broadcast_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_collect` (OpenSHMEM 1.6, shmem_collect.tex). */
+void shmem_collect_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_collect(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_collect, \
@@ -14888,9 +15089,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_collect, \
             unsigned long *: shmem_ulong_collect, \
             unsigned long long *: shmem_ulonglong_collect, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_collect_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_fcollect` (OpenSHMEM 1.6, shmem_collect.tex). */
+void shmem_fcollect_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fcollect(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_fcollect, \
@@ -14907,9 +15109,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_fcollect, \
             unsigned long *: shmem_ulong_fcollect, \
             unsigned long long *: shmem_ulonglong_fcollect, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_fcollect_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex). */
+void shmem_alltoall_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_alltoall(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_alltoall, \
@@ -14926,9 +15129,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_alltoall, \
             unsigned long *: shmem_ulong_alltoall, \
             unsigned long long *: shmem_ulonglong_alltoall, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_alltoall_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex). */
+void shmem_alltoalls_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_alltoalls(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_alltoalls, \
@@ -14945,9 +15149,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_alltoalls, \
             unsigned long *: shmem_ulong_alltoalls, \
             unsigned long long *: shmem_ulonglong_alltoalls, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_alltoalls_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_and_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_and_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_and_reduce, \
@@ -14959,9 +15164,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_and_reduce, \
             int *: shmem_int32_and_reduce, \
             long *: shmem_int64_and_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_and_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_or_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_or_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_or_reduce, \
@@ -14973,9 +15179,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_or_reduce, \
             int *: shmem_int32_or_reduce, \
             long *: shmem_int64_or_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_or_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_xor_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_xor_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_xor_reduce, \
@@ -14987,9 +15194,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_xor_reduce, \
             int *: shmem_int32_xor_reduce, \
             long *: shmem_int64_xor_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_xor_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_max_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_max_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_max_reduce, \
@@ -15006,9 +15214,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             float *: shmem_float_max_reduce, \
             double *: shmem_double_max_reduce, \
             long double *: shmem_longdouble_max_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_max_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_min_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_min_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_min_reduce, \
@@ -15025,9 +15234,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             float *: shmem_float_min_reduce, \
             double *: shmem_double_min_reduce, \
             long double *: shmem_longdouble_min_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_min_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_sum_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_reduce, \
@@ -15046,9 +15256,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_reduce, \
             double _Complex *: shmem_complexd_sum_reduce, \
             float _Complex *: shmem_complexf_sum_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_prod_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_prod_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_prod_reduce, \
@@ -15067,9 +15278,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_prod_reduce, \
             double _Complex *: shmem_complexd_prod_reduce, \
             float _Complex *: shmem_complexf_prod_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_prod_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+void shmem_sum_inscan_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_inscan(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_inscan, \
@@ -15088,9 +15300,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_inscan, \
             double _Complex *: shmem_complexd_sum_inscan, \
             float _Complex *: shmem_complexf_sum_inscan, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_inscan_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+void shmem_sum_exscan_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_exscan(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_exscan, \
@@ -15109,7 +15322,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_exscan, \
             double _Complex *: shmem_complexd_sum_exscan, \
             float _Complex *: shmem_complexf_sum_exscan, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_exscan_no_routine_for_type)(team, __VA_ARGS__)
 
 #endif /* C11 */
 
