@@ -336,6 +336,134 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
     Ok(s)
 }
 
+/// A parameter list's types as C++ writes them, and the key that tells two overloads apart (each
+/// typedef replaced by the standard type it names on LP64).
+pub fn cxx_params(sig: &CSignature) -> Result<(Vec<String>, Vec<String>), String> {
+    let mut text = Vec::new();
+    let mut key = Vec::new();
+    for p in &sig.params {
+        let ty =
+            p.ty.to_c()
+                .replace("double _Complex", "std::complex<double>")
+                .replace("float _Complex", "std::complex<float>");
+        let mut std = p.ty.clone();
+        if std.base.ends_with("_t") && !std.base.starts_with("shmem_") {
+            std.base = standard_type(&std.base)?.to_string();
+        }
+        key.push(std.to_c());
+        let sep = if ty.ends_with('*') { "" } else { " " };
+        text.push(format!("{ty}{sep}{}", p.name));
+    }
+    Ok((text, key))
+}
+
+/// One C++ overload named `generic` that calls `sig`'s routine.
+pub fn cxx_overload(generic: &str, sig: &CSignature, params: &[String]) -> String {
+    let ret = sig.ret.to_c();
+    let args: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
+    let ret_kw = if sig.ret.is_void() { "" } else { "return " };
+    let sep = if ret.ends_with('*') { "" } else { " " };
+    format!(
+        "inline {ret}{sep}{generic}({}) {{ {ret_kw}{}({}); }}\n",
+        params.join(", "),
+        sig.name,
+        args.join(", ")
+    )
+}
+
+/// The C++ counterparts of the C11 generics: for each typed routine a generic selects, an inline
+/// overload with the generic's name and the routine's parameters that calls it (as Sandia
+/// OpenSHMEM's shmem.h offers in C++). Two typed routines whose parameters are the same C++ types
+/// (`int32_t` is `int`) give one overload, the standard-named one; an overload with the parameters
+/// of a C function of the same name (the deprecated `shmem_wait_until(long *, int, long)`) is left
+/// to that function.
+pub fn cxx_overloads(spec: &Spec) -> Result<String, String> {
+    let mut s = String::from(
+        "\n/* C++: an overload per typed routine of each C11 generic, with the generic's name. */\n#if defined(__cplusplus)\nextern \"C++\" {\n",
+    );
+    for (index, family) in FAMILIES.iter().enumerate() {
+        let Some(generic) = family.generic else {
+            continue;
+        };
+        if FAMILIES[..index].iter().any(|f| f.generic == Some(generic)) {
+            continue;
+        }
+        let mut taken: Vec<Vec<String>> = Vec::new();
+        if let Ok(row) = spec.function(generic) {
+            taken.push(cxx_params(&CSignature::parse(&row.c_signature)?)?.1);
+        }
+        if let crate::families::Types::Plain = family.types {
+            for name in family.names {
+                let sig = CSignature::parse(&spec.function(name)?.c_signature)?;
+                let (params, key) = cxx_params(&sig)?;
+                if !taken.contains(&key) {
+                    s.push_str(&cxx_overload(generic, &sig, &params));
+                    taken.push(key);
+                }
+            }
+            continue;
+        }
+        let mut rows: Vec<(String, String)> = Vec::new();
+        for f in FAMILIES.iter().filter(|f| f.generic == Some(generic)) {
+            let t: Vec<&crate::spec::TypeRow> = match f.types {
+                crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
+                crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
+                crate::families::Types::WithOp(t, op) => spec.with_op(t, op)?,
+                _ => return Err(format!("{generic}: family is not typed")),
+            };
+            // Standard-named rows first, as in the C11 generics.
+            let (standard, typedefs): (Vec<_>, Vec<_>) =
+                t.into_iter().partition(|t| !t.c_type.ends_with("_t"));
+            rows.extend(
+                standard
+                    .into_iter()
+                    .chain(typedefs)
+                    .map(|t| (t.typename.clone(), String::new())),
+            );
+        }
+        for (ct, tn, model) in crate::foreign::generic_rows(family.names) {
+            rows.push((tn.to_string(), format!("{model}\t{ct}")));
+        }
+        for (typename, foreign) in rows {
+            for pattern in family.names {
+                let name = pattern.replace("TYPENAME", &typename);
+                let sig = match foreign.split_once('\t') {
+                    None => CSignature::parse(&spec.function(&name)?.c_signature)?,
+                    // A foreign routine: its model's synopsis with the foreign element type.
+                    Some((model, ct)) => {
+                        let model_name = pattern.replace("TYPENAME", model);
+                        let mut sig = CSignature::parse(&spec.function(&model_name)?.c_signature)?;
+                        let from = spec
+                            .tables
+                            .values()
+                            .flatten()
+                            .find(|r| r.typename == model)
+                            .map(|r| r.c_type.clone())
+                            .ok_or_else(|| format!("{model_name}: no type row {model}"))?;
+                        sig.name = name.clone();
+                        for p in &mut sig.params {
+                            if p.ty.base == from {
+                                p.ty.base = ct.to_string();
+                            }
+                        }
+                        if sig.ret.base == from {
+                            sig.ret.base = ct.to_string();
+                        }
+                        sig
+                    }
+                };
+                let (params, key) = cxx_params(&sig)?;
+                if !taken.contains(&key) {
+                    s.push_str(&cxx_overload(generic, &sig, &params));
+                    taken.push(key);
+                }
+            }
+        }
+    }
+    s.push_str("}  /* extern \"C++\" */\n#endif /* __cplusplus */\n");
+    Ok(s)
+}
+
 /// What a C11 generic selects on.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Shape {

@@ -1015,6 +1015,30 @@ int rshmemx_info_print(int parsable);
             "\n/* `shmemx_signal_{op}` ({SOS}'s shmemx.h). */\n#define shmemx_signal_{op}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: shmemx_ctx_signal_{op}, \\\n        default: shmemx_signal_{op})(first, __VA_ARGS__)\n"
         ));
     }
-    s.push_str("\n#endif /* C11 */\n\n#endif /* SHMEMX_H */\n");
+    s.push_str("\n#endif /* C11 */\n");
+
+    // C++: SOS's overloads of the same generics.
+    s.push_str(
+        "\n/* C++: Sandia OpenSHMEM 1.5's overloads of the same generics. */\n#if defined(__cplusplus)\nextern \"C++\" {\n",
+    );
+    for (generic, plain, ctx, _) in X_GENERICS {
+        let mut taken: Vec<Vec<String>> = Vec::new();
+        for pattern in [Some(*plain), *ctx].into_iter().flatten() {
+            for f in funcs.iter().filter(|f| {
+                f.name()
+                    .starts_with(pattern.split("TYPENAME").next().unwrap_or_default())
+                    && f.name()
+                        .ends_with(pattern.split("TYPENAME").last().unwrap_or_default())
+                    && !f.is_complex()
+            }) {
+                let (params, key) = cgen::cxx_params(&f.sig)?;
+                if !taken.contains(&key) {
+                    s.push_str(&cgen::cxx_overload(generic, &f.sig, &params));
+                    taken.push(key);
+                }
+            }
+        }
+    }
+    s.push_str("}  /* extern \"C++\" */\n#endif /* __cplusplus */\n\n#endif /* SHMEMX_H */\n");
     Ok(s)
 }

@@ -135,7 +135,7 @@ pub fn generate(
         cgen::text_decls(foreign, false),
         cgen::generics(spec)?,
         cgen::arity_selectors(spec)?
-    );
+    ) + &cgen::cxx_overloads(spec)?;
     c.trailer = Some(guarded("SHMEM_H_APPENDED", &trailer));
     build(root, api, c, "include/shmem.h")?;
 

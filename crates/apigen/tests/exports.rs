@@ -73,6 +73,9 @@ fn declared(header: &str) -> BTreeSet<String> {
     top_level
         .split(';')
         .map(str::trim)
+        // The C++ overloads of the generics are inline functions in an `extern "C++"` block,
+        // skipped with its braces; the words before them remain.
+        .map(|s| s.trim_start_matches("extern \"C++\"").trim())
         .filter(|s| !s.is_empty() && !s.starts_with("typedef"))
         // A struct's or an enum's definition (`struct tag { ... };`, `enum { ... };`) declares
         // no object.
