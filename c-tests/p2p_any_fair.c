@@ -9,6 +9,9 @@
 //     after the index it returned last on that array). With half of the flags masked the series
 //     returns the unmasked ones only. The short forms of the C11 generics are not in the spec's
 //     _any family (standard AMO types only), so int and long are used.
+//     Then test_any and wait_until_any alternate on the same array: the fairness holds per
+//     routine, so each routine's series alone must return npes distinct indices (a cursor shared
+//     by both gave one routine the even indices and the other the odd ones).
 //  2. A server loop in the style of the spec's example: each client posts R requests one at a
 //     time (flag = 1, then wait for the reply); PE 0 serves with wait_until_any over the flags
 //     of all clients, clears the flag and replies. It must finish (the harness timeout catches a
@@ -96,6 +99,14 @@ int main(void)
         series(mask, active);
         /* Twice over the same array: the second round sees every index again. */
         series(NULL, npes);
+        /* Two routines in turn on one array: each keeps its own place. */
+        size_t by_test[MAX_PES], by_wait[MAX_PES];
+        for (int j = 0; j < npes; j++) {
+            by_test[j] = shmem_int_test_any(flags, npes, NULL, SHMEM_CMP_EQ, 1);
+            by_wait[j] = shmem_int_wait_until_any(flags, npes, NULL, SHMEM_CMP_EQ, 1);
+        }
+        distinct("shmem_int_test_any (alternating with wait_until_any)", by_test, npes, NULL);
+        distinct("shmem_int_wait_until_any (alternating with test_any)", by_wait, npes, NULL);
     }
     shmem_barrier_all();
 

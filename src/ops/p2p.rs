@@ -12,12 +12,13 @@
 //! `status` entry is non-zero (a NULL `status` includes every element). With no element included,
 //! `_all` returns at once (`test_all` returns 1), `_any` returns `SIZE_MAX` and `_some` returns 0.
 //!
-//! Fairness: the spec requires that a series of `_any` calls eventually returns every satisfied
-//! element. Each thread remembers, for the last few `ivars` arrays it scanned, where the next scan
-//! starts: just after the index the previous call returned, wrapping around. So a loop that keeps
+//! Fairness: the spec requires that a series of calls to one `_any` routine eventually returns
+//! every satisfied element. Each thread remembers, for the last few (routine, `ivars` array)
+//! pairs it scanned, where the next scan starts: just after the index the previous call of that
+//! routine returned, wrapping around. So a loop that keeps
 //! serving element `i` (without masking it) still reaches every other satisfied element within
-//! `nelems` calls. The state is per thread (no locks, no sharing) and per array address; an array
-//! not among the remembered ones starts at 0. `_some` returns every satisfied element at once, so
+//! `nelems` calls. The state is per thread (no locks, no sharing), per routine and per array
+//! address; a pair not among the remembered ones starts at 0. `_some` returns every satisfied element at once, so
 //! it needs no state.
 
 use super::amo::misaligned;
@@ -158,16 +159,17 @@ fn read<T: Ivar>(p: *mut T::Word, i: usize) -> T {
 }
 
 /// Waits until the single variable `ivar` satisfies `cmp` against `cmp_value`; returns the value
-/// that did (`shmem_signal_wait_until` returns it).
+/// that did (`shmem_signal_wait_until` returns it). `cmp` is already rshmem's: the program's
+/// value went through [`Cmp::parse`] at the entry point, and the library's own callers name a
+/// variant, so no value is ever translated twice or read in the wrong header's encoding.
 #[inline(always)]
 pub(crate) fn wait_value<T: Ivar>(
     call: &'static str,
     what: &str,
     ivar: *const T,
-    cmp: c_int,
+    cmp: Cmp,
     cmp_value: T,
 ) -> T {
-    let cmp = Cmp::parse(call, cmp);
     let p = local(call, what, ivar, 1);
     let mut seen = read::<T>(p, 0);
     world::wait_until_as(
@@ -189,12 +191,13 @@ pub(crate) fn wait_value<T: Ivar>(
 
 /// `shmem_wait_until` family: returns when `ivar` satisfies `cmp` against `cmp_value`.
 pub fn wait_until<T: Ivar>(call: &'static str, ivar: *mut T, cmp: c_int, cmp_value: T) {
-    wait_value(call, "ivar", ivar, cmp, cmp_value);
+    wait_value(call, "ivar", ivar, Cmp::parse(call, cmp), cmp_value);
 }
 
-/// `shmem_wait` family (deprecated): returns when `ivar` no longer equals `cmp_value`.
+/// `shmem_wait` family (deprecated): returns when `ivar` no longer equals `cmp_value`. The
+/// comparison is the library's own, never a value of the program's header.
 pub fn wait<T: Ivar>(call: &'static str, ivar: *mut T, cmp_value: T) {
-    wait_value(call, "ivar", ivar, SHMEM_CMP_NE, cmp_value);
+    wait_value(call, "ivar", ivar, Cmp::Ne, cmp_value);
 }
 
 /// `shmem_test` family: 1 if `ivar` satisfies `cmp` against `cmp_value` now, else 0.
@@ -211,39 +214,65 @@ enum Against<'a, T> {
     Each(&'a [T]),
 }
 
-/// Where each thread's next `_any` scan of an array starts: a small table of (array address,
-/// index after the last one returned), most recent first.
+/// Where each thread's next `_any` scan of an array starts: a small table of (routine, array
+/// address, index after the last one returned), most recent first. The routine is part of the key:
+/// the spec's fairness holds per routine, so a program that alternates `shmem_test_any` and
+/// `shmem_wait_until_any` on one array sees every satisfied index from each of them.
 mod cursor {
     use super::Cell;
 
-    /// How many arrays a thread remembers; a server loop scans one or two.
+    /// How many (routine, array) pairs a thread remembers; a server loop scans one or two.
     const SLOTS: usize = 8;
 
+    /// One remembered scan: the routine's name, the array's address, the next start.
+    type Slot = (&'static str, usize, usize);
+
     thread_local! {
-        static NEXT: Cell<[(usize, usize); SLOTS]> = const { Cell::new([(0, 0); SLOTS]) };
+        static NEXT: Cell<[Slot; SLOTS]> = const { Cell::new([("", 0, 0); SLOTS]) };
     }
 
-    /// The index at which to start scanning the `nelems` elements at `key`.
-    pub(super) fn start(key: usize, nelems: usize) -> usize {
+    /// The index at which `call` starts scanning the `nelems` elements at `key`.
+    pub(super) fn start(call: &'static str, key: usize, nelems: usize) -> usize {
         let table = NEXT.with(Cell::get);
-        match table.iter().find(|&&(k, _)| k == key) {
-            Some(&(_, next)) if next < nelems => next,
+        match table.iter().find(|&&(c, k, _)| k == key && c == call) {
+            Some(&(_, _, next)) if next < nelems => next,
             _ => 0,
         }
     }
 
-    /// Records that an `_any` scan of `key` returned `index`: the next starts after it.
-    pub(super) fn returned(key: usize, index: usize) {
+    /// Records that a `call` scan of `key` returned `index`: its next scan starts after it.
+    pub(super) fn returned(call: &'static str, key: usize, index: usize) {
         NEXT.with(|cell| {
             let mut table = cell.get();
             let at = table
                 .iter()
-                .position(|&(k, _)| k == key)
+                .position(|&(c, k, _)| k == key && c == call)
                 .unwrap_or(SLOTS - 1);
             table.copy_within(0..at, 1);
-            table[0] = (key, index + 1);
+            table[0] = (call, key, index + 1);
             cell.set(table);
         });
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn each_routine_keeps_its_own_place() {
+            let key = 0x1000;
+            returned("shmem_int_test_any", key, 0);
+            returned("shmem_int_wait_until_any", key, 1);
+            assert_eq!(start("shmem_int_test_any", key, 4), 1);
+            assert_eq!(start("shmem_int_wait_until_any", key, 4), 2);
+            returned("shmem_int_test_any", key, 1);
+            assert_eq!(start("shmem_int_test_any", key, 4), 2);
+            assert_eq!(start("shmem_int_wait_until_any", key, 4), 2);
+            assert_eq!(start("shmem_long_test_any", key, 4), 0);
+            // Past the end (the array shrank): from the start again.
+            returned("shmem_int_test_any", key, 3);
+            assert_eq!(start("shmem_int_test_any", key, 4), 0);
+        }
     }
 }
 
@@ -368,7 +397,7 @@ impl<T: Ivar> Set<'_, T> {
     /// call of this thread on the same array returned (see the module notes).
     fn any(&self, block: bool) -> usize {
         let key = self.ivars as usize;
-        let start = cursor::start(key, self.nelems);
+        let start = cursor::start(self.call, key, self.nelems);
         let scan = || {
             (start..self.nelems)
                 .chain(0..start)
@@ -389,7 +418,7 @@ impl<T: Ivar> Set<'_, T> {
             found
         };
         if found != usize::MAX {
-            cursor::returned(key, found);
+            cursor::returned(self.call, key, found);
         }
         found
     }

@@ -168,5 +168,11 @@ pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64
 /// `shmem_signal_wait_until`: waits until this PE's `sig_addr` satisfies `cmp` against
 /// `cmp_value`, returns the value that did.
 pub fn wait_until(call: &'static str, sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
-    p2p::wait_value(call, "sig_addr", sig_addr, cmp, cmp_value)
+    p2p::wait_value(
+        call,
+        "sig_addr",
+        sig_addr,
+        p2p::Cmp::parse(call, cmp),
+        cmp_value,
+    )
 }
