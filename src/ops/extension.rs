@@ -9,9 +9,10 @@
 //! job with a message naming the routine and why: never a no-op that would change an answer.
 //! docs/ABI.md ("Foreign names") lists which is which.
 
-use super::{memory, order, rma, signal};
+use super::{amo, memory, order, rma};
 use crate::fatal;
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
+use crate::runtime::remote::Rmw;
 use crate::runtime::world;
 use std::ffi::{c_int, c_long, c_void};
 use std::sync::OnceLock;
@@ -61,6 +62,8 @@ pub unsafe fn alltoall_global_nb(
             "size = {size} for {n} PEs overflows the address space"
         );
     }
+    // The counter is checked (symmetric, aligned) before any block moves.
+    let _ = amo::slot::<u64>(w, call, SHMEM_CTX_DEFAULT, "counter", counter as usize, me);
     for i in 1..=n {
         let pe = (me + i) % n;
         let to = dest.cast::<u8>().wrapping_add(me * size);
@@ -69,12 +72,11 @@ pub unsafe fn alltoall_global_nb(
         // has room for this PE's block; `put` checks that the range is symmetric.
         unsafe { rma::put(call, SHMEM_CTX_DEFAULT, to, from, size, pe as c_int) };
         order::fence(call, SHMEM_CTX_DEFAULT);
-        signal::add(
+        amo::slot::<u64>(w, call, SHMEM_CTX_DEFAULT, "counter", counter as usize, pe).rmw(
             call,
-            SHMEM_CTX_DEFAULT,
-            counter.cast::<u64>(),
+            Rmw::Add,
             1,
-            pe as c_int,
+            false,
         );
     }
 }
