@@ -13692,21 +13692,108 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
 
 #endif /* __cplusplus && __GNUC__ */
 
+/* Sandia OpenSHMEM 1.5's names that the C11 generics below also select. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `shmem_short_wait_until_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`). */
+void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all`). */
+void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`). */
+size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any`). */
+size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`). */
+size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_wait_until_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some`). */
+size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_wait_until_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`). */
+void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_all_vector`). */
+void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_wait_until_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`). */
+size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_any_vector`). */
+size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_wait_until_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`). */
+size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_wait_until_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_wait_until_some_vector`). */
+size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`). */
+int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_all` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all`). */
+int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`). */
+size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_any` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any`). */
+size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`). */
+size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+
+/* `shmem_ushort_test_some` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some`). */
+size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
+
+/* `shmem_short_test_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`). */
+int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_all_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_all_vector`). */
+int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`). */
+size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_any_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_any_vector`). */
+size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
+
+/* `shmem_short_test_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`). */
+size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+
+/* `shmem_ushort_test_some_vector` (OpenSHMEM 1.6, foreign: Sandia OpenSHMEM 1.5's name; as `shmem_long_test_some_vector`). */
+size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
 /*
  * C11 type-generic interfaces. Each accepts the form without a context and the form whose first
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
  * of the first buffer argument. Only standard C types can be associations: int8_t and the other
  * typedefs name one of them (on LP64: int32_t is int, int64_t long); a table that lists only the
- * typedef (int32_t in the bitwise AMOs) gets the standard type's association. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
- * cannot be called: the program does not compile.
+ * typedef (int32_t in the bitwise AMOs) gets the standard type's association.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 
-#define RSHMEM_NO_GENERIC_MATCH 0
+#ifndef RSHMEM_GENERIC_PRELUDE
+#define RSHMEM_GENERIC_PRELUDE
 #define RSHMEM_FIRST_ARG_(a, ...) a
 #define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
+struct rshmem_no_routine_for_this_type {
+    char unused;
+};
+#endif
 
 /* `shmem_put` (OpenSHMEM 1.6, shmem_put.tex). */
+void shmem_put_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13724,7 +13811,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put, \
             unsigned long *: shmem_ctx_ulong_put, \
             unsigned long long *: shmem_ctx_ulonglong_put, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put, \
             double *: shmem_double_put, \
@@ -13740,9 +13827,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put, \
             unsigned long *: shmem_ulong_put, \
             unsigned long long *: shmem_ulonglong_put, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_p` (OpenSHMEM 1.6, shmem_p.tex). */
+void shmem_p_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_p_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_p(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13760,7 +13849,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_p, \
             unsigned long *: shmem_ctx_ulong_p, \
             unsigned long long *: shmem_ctx_ulonglong_p, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_p_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_p, \
             double *: shmem_double_p, \
@@ -13776,9 +13865,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_p, \
             unsigned long *: shmem_ulong_p, \
             unsigned long long *: shmem_ulonglong_p, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_p_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_iput` (OpenSHMEM 1.6, shmem_iput.tex). */
+void shmem_iput_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_iput_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_iput(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13796,7 +13887,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_iput, \
             unsigned long *: shmem_ctx_ulong_iput, \
             unsigned long long *: shmem_ctx_ulonglong_iput, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_iput_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_iput, \
             double *: shmem_double_iput, \
@@ -13812,9 +13903,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_iput, \
             unsigned long *: shmem_ulong_iput, \
             unsigned long long *: shmem_ulonglong_iput, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_iput_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_ibput` (OpenSHMEM 1.6, shmem_ibput.tex). */
+void shmem_ibput_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_ibput_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_ibput(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13832,7 +13925,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_ibput, \
             unsigned long *: shmem_ctx_ulong_ibput, \
             unsigned long long *: shmem_ctx_ulonglong_ibput, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_ibput_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_ibput, \
             double *: shmem_double_ibput, \
@@ -13848,9 +13941,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_ibput, \
             unsigned long *: shmem_ulong_ibput, \
             unsigned long long *: shmem_ulonglong_ibput, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_ibput_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_get` (OpenSHMEM 1.6, shmem_get.tex). */
+void shmem_get_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_get_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_get(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13868,7 +13963,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_get, \
             unsigned long *: shmem_ctx_ulong_get, \
             unsigned long long *: shmem_ctx_ulonglong_get, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_get_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_get, \
             double *: shmem_double_get, \
@@ -13884,9 +13979,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_get, \
             unsigned long *: shmem_ulong_get, \
             unsigned long long *: shmem_ulonglong_get, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_get_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_g` (OpenSHMEM 1.6, shmem_g.tex). */
+void shmem_g_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_g_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_g(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13918,7 +14015,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ctx_ulong_g, \
             const unsigned long long *: shmem_ctx_ulonglong_g, \
             unsigned long long *: shmem_ctx_ulonglong_g, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_g_ctx_no_routine_for_type), \
         default: _Generic((first), \
             const float *: shmem_float_g, \
             float *: shmem_float_g, \
@@ -13948,9 +14045,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ulong_g, \
             const unsigned long long *: shmem_ulonglong_g, \
             unsigned long long *: shmem_ulonglong_g, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_g_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_iget` (OpenSHMEM 1.6, shmem_iget.tex). */
+void shmem_iget_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_iget_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_iget(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -13968,7 +14067,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_iget, \
             unsigned long *: shmem_ctx_ulong_iget, \
             unsigned long long *: shmem_ctx_ulonglong_iget, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_iget_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_iget, \
             double *: shmem_double_iget, \
@@ -13984,9 +14083,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_iget, \
             unsigned long *: shmem_ulong_iget, \
             unsigned long long *: shmem_ulonglong_iget, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_iget_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_ibget` (OpenSHMEM 1.6, shmem_ibget.tex). */
+void shmem_ibget_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_ibget_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_ibget(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14004,7 +14105,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_ibget, \
             unsigned long *: shmem_ctx_ulong_ibget, \
             unsigned long long *: shmem_ctx_ulonglong_ibget, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_ibget_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_ibget, \
             double *: shmem_double_ibget, \
@@ -14020,9 +14121,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_ibget, \
             unsigned long *: shmem_ulong_ibget, \
             unsigned long long *: shmem_ulonglong_ibget, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_ibget_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_nbi` (OpenSHMEM 1.6, shmem_put_nbi.tex). */
+void shmem_put_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14040,7 +14143,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_nbi, \
             unsigned long *: shmem_ctx_ulong_put_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_put_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_nbi, \
             double *: shmem_double_put_nbi, \
@@ -14056,9 +14159,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_nbi, \
             unsigned long *: shmem_ulong_put_nbi, \
             unsigned long long *: shmem_ulonglong_put_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_get_nbi` (OpenSHMEM 1.6, shmem_get_nbi.tex). */
+void shmem_get_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_get_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_get_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14076,7 +14181,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_get_nbi, \
             unsigned long *: shmem_ctx_ulong_get_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_get_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_get_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_get_nbi, \
             double *: shmem_double_get_nbi, \
@@ -14092,9 +14197,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_get_nbi, \
             unsigned long *: shmem_ulong_get_nbi, \
             unsigned long long *: shmem_ulonglong_get_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_get_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+void shmem_atomic_fetch_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14114,7 +14221,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ctx_ulong_atomic_fetch, \
             const unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_ctx_no_routine_for_type), \
         default: _Generic((first), \
             const float *: shmem_float_atomic_fetch, \
             float *: shmem_float_atomic_fetch, \
@@ -14132,9 +14239,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long *: shmem_ulong_atomic_fetch, \
             const unsigned long long *: shmem_ulonglong_atomic_fetch, \
             unsigned long long *: shmem_ulonglong_atomic_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+void shmem_atomic_set_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_set_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_set(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14146,7 +14255,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_set, \
             unsigned long *: shmem_ctx_ulong_atomic_set, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_set, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_set_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_set, \
             double *: shmem_double_atomic_set, \
@@ -14156,9 +14265,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_set, \
             unsigned long *: shmem_ulong_atomic_set, \
             unsigned long long *: shmem_ulonglong_atomic_set, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_set_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+void shmem_atomic_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_swap_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_swap(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14170,7 +14281,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_swap, \
             unsigned long *: shmem_ctx_ulong_atomic_swap, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_swap_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_swap, \
             double *: shmem_double_atomic_swap, \
@@ -14180,9 +14291,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_swap, \
             unsigned long *: shmem_ulong_atomic_swap, \
             unsigned long long *: shmem_ulonglong_atomic_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_swap_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_compare_swap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+void shmem_atomic_compare_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_compare_swap_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_compare_swap(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14192,7 +14305,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_compare_swap, \
             unsigned long *: shmem_ctx_ulong_atomic_compare_swap, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_compare_swap_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_compare_swap, \
             long *: shmem_long_atomic_compare_swap, \
@@ -14200,9 +14313,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_compare_swap, \
             unsigned long *: shmem_ulong_atomic_compare_swap, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_compare_swap_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_inc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+void shmem_atomic_fetch_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_inc_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_inc(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14212,7 +14327,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_inc, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_inc, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_inc_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_inc, \
             long *: shmem_long_atomic_fetch_inc, \
@@ -14220,9 +14335,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_inc, \
             unsigned long *: shmem_ulong_atomic_fetch_inc, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_inc_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+void shmem_atomic_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_inc_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_inc(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14232,7 +14349,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_inc, \
             unsigned long *: shmem_ctx_ulong_atomic_inc, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_inc_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_inc, \
             long *: shmem_long_atomic_inc, \
@@ -14240,9 +14357,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_inc, \
             unsigned long *: shmem_ulong_atomic_inc, \
             unsigned long long *: shmem_ulonglong_atomic_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_inc_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_add` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+void shmem_atomic_fetch_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_add_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_add(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14252,7 +14371,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_add, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_add, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_add_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_add, \
             long *: shmem_long_atomic_fetch_add, \
@@ -14260,9 +14379,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_add, \
             unsigned long *: shmem_ulong_atomic_fetch_add, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_add_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+void shmem_atomic_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_add_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_add(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14272,7 +14393,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_add, \
             unsigned long *: shmem_ctx_ulong_atomic_add, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_add, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_add_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_add, \
             long *: shmem_long_atomic_add, \
@@ -14280,9 +14401,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_add, \
             unsigned long *: shmem_ulong_atomic_add, \
             unsigned long long *: shmem_ulonglong_atomic_add, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_add_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_and` (OpenSHMEM 1.6, shmem_atomic_fetch_and.tex). */
+void shmem_atomic_fetch_and_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_and_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_and(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14291,16 +14414,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and, \
             int *: shmem_ctx_int32_atomic_fetch_and, \
             long *: shmem_ctx_int64_atomic_fetch_and, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_and_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_and, \
             unsigned long *: shmem_ulong_atomic_fetch_and, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_and, \
             int *: shmem_int32_atomic_fetch_and, \
             long *: shmem_int64_atomic_fetch_and, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_and_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_and` (OpenSHMEM 1.6, shmem_atomic_and.tex). */
+void shmem_atomic_and_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_and_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_and(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14309,16 +14434,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_and, \
             int *: shmem_ctx_int32_atomic_and, \
             long *: shmem_ctx_int64_atomic_and, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_and_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_and, \
             unsigned long *: shmem_ulong_atomic_and, \
             unsigned long long *: shmem_ulonglong_atomic_and, \
             int *: shmem_int32_atomic_and, \
             long *: shmem_int64_atomic_and, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_and_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_or` (OpenSHMEM 1.6, shmem_atomic_fetch_or.tex). */
+void shmem_atomic_fetch_or_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_or_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_or(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14327,16 +14454,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or, \
             int *: shmem_ctx_int32_atomic_fetch_or, \
             long *: shmem_ctx_int64_atomic_fetch_or, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_or_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_or, \
             unsigned long *: shmem_ulong_atomic_fetch_or, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_or, \
             int *: shmem_int32_atomic_fetch_or, \
             long *: shmem_int64_atomic_fetch_or, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_or_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_or` (OpenSHMEM 1.6, shmem_atomic_or.tex). */
+void shmem_atomic_or_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_or_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_or(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14345,16 +14474,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_or, \
             int *: shmem_ctx_int32_atomic_or, \
             long *: shmem_ctx_int64_atomic_or, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_or_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_or, \
             unsigned long *: shmem_ulong_atomic_or, \
             unsigned long long *: shmem_ulonglong_atomic_or, \
             int *: shmem_int32_atomic_or, \
             long *: shmem_int64_atomic_or, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_or_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_xor` (OpenSHMEM 1.6, shmem_atomic_fetch_xor.tex). */
+void shmem_atomic_fetch_xor_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_xor_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_xor(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14363,16 +14494,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor, \
             int *: shmem_ctx_int32_atomic_fetch_xor, \
             long *: shmem_ctx_int64_atomic_fetch_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_xor_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_xor, \
             unsigned long *: shmem_ulong_atomic_fetch_xor, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor, \
             int *: shmem_int32_atomic_fetch_xor, \
             long *: shmem_int64_atomic_fetch_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_xor_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_xor` (OpenSHMEM 1.6, shmem_atomic_xor.tex). */
+void shmem_atomic_xor_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_xor_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_xor(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14381,16 +14514,17 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_xor, \
             int *: shmem_ctx_int32_atomic_xor, \
             long *: shmem_ctx_int64_atomic_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_xor_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_xor, \
             unsigned long *: shmem_ulong_atomic_xor, \
             unsigned long long *: shmem_ulonglong_atomic_xor, \
             int *: shmem_int32_atomic_xor, \
             long *: shmem_int64_atomic_xor, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_xor_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_fetch` (OpenSHMEM 1.6, shmem_atomic_fetch.tex). */
+void shmem_fetch_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fetch(first, ...) \
     _Generic((first), \
             const float *: shmem_float_fetch, \
@@ -14403,9 +14537,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long *: shmem_long_fetch, \
             const long long *: shmem_longlong_fetch, \
             long long *: shmem_longlong_fetch, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_fetch_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_set` (OpenSHMEM 1.6, shmem_atomic_set.tex). */
+void shmem_set_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_set(first, ...) \
     _Generic((first), \
             float *: shmem_float_set, \
@@ -14413,9 +14548,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             int *: shmem_int_set, \
             long *: shmem_long_set, \
             long long *: shmem_longlong_set, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_set_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_swap` (OpenSHMEM 1.6, shmem_atomic_swap.tex). */
+void shmem_swap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_swap(first, ...) \
     _Generic((first), \
             float *: shmem_float_swap, \
@@ -14423,49 +14559,56 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             int *: shmem_int_swap, \
             long *: shmem_long_swap, \
             long long *: shmem_longlong_swap, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_swap_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_cswap` (OpenSHMEM 1.6, shmem_atomic_compare_swap.tex). */
+void shmem_cswap_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_cswap(first, ...) \
     _Generic((first), \
             int *: shmem_int_cswap, \
             long *: shmem_long_cswap, \
             long long *: shmem_longlong_cswap, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_cswap_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_finc` (OpenSHMEM 1.6, shmem_atomic_fetch_inc.tex). */
+void shmem_finc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_finc(first, ...) \
     _Generic((first), \
             int *: shmem_int_finc, \
             long *: shmem_long_finc, \
             long long *: shmem_longlong_finc, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_finc_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_inc` (OpenSHMEM 1.6, shmem_atomic_inc.tex). */
+void shmem_inc_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_inc(first, ...) \
     _Generic((first), \
             int *: shmem_int_inc, \
             long *: shmem_long_inc, \
             long long *: shmem_longlong_inc, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_inc_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_fadd` (OpenSHMEM 1.6, shmem_atomic_fetch_add.tex). */
+void shmem_fadd_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fadd(first, ...) \
     _Generic((first), \
             int *: shmem_int_fadd, \
             long *: shmem_long_fadd, \
             long long *: shmem_longlong_fadd, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_fadd_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_add` (OpenSHMEM 1.6, shmem_atomic_add.tex). */
+void shmem_add_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_add(first, ...) \
     _Generic((first), \
             int *: shmem_int_add, \
             long *: shmem_long_add, \
             long long *: shmem_longlong_add, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_add_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_nbi.tex). */
+void shmem_atomic_fetch_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14477,7 +14620,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_fetch_nbi, \
             double *: shmem_double_atomic_fetch_nbi, \
@@ -14487,9 +14630,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_swap_nbi.tex). */
+void shmem_atomic_swap_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_swap_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_swap_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14501,7 +14646,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_swap_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_swap_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_swap_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_atomic_swap_nbi, \
             double *: shmem_double_atomic_swap_nbi, \
@@ -14511,9 +14656,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_swap_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_compare_swap_nbi` (OpenSHMEM 1.6, shmem_atomic_compare_swap_nbi.tex). */
+void shmem_atomic_compare_swap_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_compare_swap_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_compare_swap_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14523,7 +14670,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_compare_swap_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_compare_swap_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_compare_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_compare_swap_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_compare_swap_nbi, \
             long *: shmem_long_atomic_compare_swap_nbi, \
@@ -14531,9 +14678,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_compare_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_compare_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_compare_swap_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_inc_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_inc_nbi.tex). */
+void shmem_atomic_fetch_inc_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_inc_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_inc_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14543,7 +14692,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_inc_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_inc_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_inc_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_inc_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_inc_nbi, \
             long *: shmem_long_atomic_fetch_inc_nbi, \
@@ -14551,9 +14700,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_inc_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_inc_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_inc_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_add_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_add_nbi.tex). */
+void shmem_atomic_fetch_add_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_add_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_add_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14563,7 +14714,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_atomic_fetch_add_nbi, \
             unsigned long *: shmem_ctx_ulong_atomic_fetch_add_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_add_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             int *: shmem_int_atomic_fetch_add_nbi, \
             long *: shmem_long_atomic_fetch_add_nbi, \
@@ -14571,9 +14722,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_atomic_fetch_add_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_add_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_add_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_and_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_and_nbi.tex). */
+void shmem_atomic_fetch_and_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_and_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_and_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14582,16 +14735,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_and_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_and_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_and_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_and_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_and_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, \
             int *: shmem_int32_atomic_fetch_and_nbi, \
             long *: shmem_int64_atomic_fetch_and_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_and_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_or_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_or_nbi.tex). */
+void shmem_atomic_fetch_or_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_or_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_or_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14600,16 +14755,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_or_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_or_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_or_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_or_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_or_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, \
             int *: shmem_int32_atomic_fetch_or_nbi, \
             long *: shmem_int64_atomic_fetch_or_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_or_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_atomic_fetch_xor_nbi` (OpenSHMEM 1.6, shmem_atomic_fetch_xor_nbi.tex). */
+void shmem_atomic_fetch_xor_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_atomic_fetch_xor_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_atomic_fetch_xor_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14618,16 +14775,18 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, \
             int *: shmem_ctx_int32_atomic_fetch_xor_nbi, \
             long *: shmem_ctx_int64_atomic_fetch_xor_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_atomic_fetch_xor_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             unsigned int *: shmem_uint_atomic_fetch_xor_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, \
             int *: shmem_int32_atomic_fetch_xor_nbi, \
             long *: shmem_int64_atomic_fetch_xor_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_atomic_fetch_xor_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_signal` (OpenSHMEM 1.6, shmem_put_signal.tex). */
+void shmem_put_signal_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_signal_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_signal(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14645,7 +14804,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_signal, \
             unsigned long *: shmem_ctx_ulong_put_signal, \
             unsigned long long *: shmem_ctx_ulonglong_put_signal, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_signal_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_signal, \
             double *: shmem_double_put_signal, \
@@ -14661,9 +14820,11 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_signal, \
             unsigned long *: shmem_ulong_put_signal, \
             unsigned long long *: shmem_ulonglong_put_signal, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_signal_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_put_signal_nbi` (OpenSHMEM 1.6, shmem_put_signal_nbi.tex). */
+void shmem_put_signal_nbi_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
+void shmem_put_signal_nbi_ctx_no_routine_for_type(shmem_ctx_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_put_signal_nbi(first, ...) \
     _Generic((first), \
         shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
@@ -14681,7 +14842,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_ctx_uint_put_signal_nbi, \
             unsigned long *: shmem_ctx_ulong_put_signal_nbi, \
             unsigned long long *: shmem_ctx_ulonglong_put_signal_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH), \
+            default: shmem_put_signal_nbi_ctx_no_routine_for_type), \
         default: _Generic((first), \
             float *: shmem_float_put_signal_nbi, \
             double *: shmem_double_put_signal_nbi, \
@@ -14697,7 +14858,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_put_signal_nbi, \
             unsigned long *: shmem_ulong_put_signal_nbi, \
             unsigned long long *: shmem_ulonglong_put_signal_nbi, \
-            default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)
+            default: shmem_put_signal_nbi_no_routine_for_type))(first, __VA_ARGS__)
 
 /* `shmem_signal_add` (OpenSHMEM 1.6, shmem_signal_add.tex). */
 #define shmem_signal_add(first, ...) \
@@ -14712,6 +14873,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
         default: shmem_signal_set)(first, __VA_ARGS__)
 
 /* `shmem_wait_until` (OpenSHMEM 1.6, shmem_wait_until.tex). */
+void shmem_wait_until_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until, \
@@ -14722,9 +14884,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ulonglong_wait_until, \
             short *: shmem_short_wait_until, \
             unsigned short *: shmem_ushort_wait_until, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_wait_until_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_all` (OpenSHMEM 1.6, shmem_wait_until_all.tex). */
+void shmem_wait_until_all_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_all(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_all, \
@@ -14733,9 +14896,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_all, \
             unsigned long *: shmem_ulong_wait_until_all, \
             unsigned long long *: shmem_ulonglong_wait_until_all, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_all, \
+            unsigned short *: shmem_ushort_wait_until_all, \
+            default: shmem_wait_until_all_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_any` (OpenSHMEM 1.6, shmem_wait_until_any.tex). */
+void shmem_wait_until_any_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_any(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_any, \
@@ -14744,9 +14910,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_any, \
             unsigned long *: shmem_ulong_wait_until_any, \
             unsigned long long *: shmem_ulonglong_wait_until_any, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_any, \
+            unsigned short *: shmem_ushort_wait_until_any, \
+            default: shmem_wait_until_any_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_some` (OpenSHMEM 1.6, shmem_wait_until_some.tex). */
+void shmem_wait_until_some_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_some(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_some, \
@@ -14755,9 +14924,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_some, \
             unsigned long *: shmem_ulong_wait_until_some, \
             unsigned long long *: shmem_ulonglong_wait_until_some, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_some, \
+            unsigned short *: shmem_ushort_wait_until_some, \
+            default: shmem_wait_until_some_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_all_vector` (OpenSHMEM 1.6, shmem_wait_until_all_vector.tex). */
+void shmem_wait_until_all_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_all_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_all_vector, \
@@ -14766,9 +14938,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_all_vector, \
             unsigned long *: shmem_ulong_wait_until_all_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_all_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_all_vector, \
+            unsigned short *: shmem_ushort_wait_until_all_vector, \
+            default: shmem_wait_until_all_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_any_vector` (OpenSHMEM 1.6, shmem_wait_until_any_vector.tex). */
+void shmem_wait_until_any_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_any_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_any_vector, \
@@ -14777,9 +14952,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_any_vector, \
             unsigned long *: shmem_ulong_wait_until_any_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_any_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_any_vector, \
+            unsigned short *: shmem_ushort_wait_until_any_vector, \
+            default: shmem_wait_until_any_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_wait_until_some_vector` (OpenSHMEM 1.6, shmem_wait_until_some_vector.tex). */
+void shmem_wait_until_some_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_wait_until_some_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_wait_until_some_vector, \
@@ -14788,9 +14966,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_wait_until_some_vector, \
             unsigned long *: shmem_ulong_wait_until_some_vector, \
             unsigned long long *: shmem_ulonglong_wait_until_some_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_wait_until_some_vector, \
+            unsigned short *: shmem_ushort_wait_until_some_vector, \
+            default: shmem_wait_until_some_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test` (OpenSHMEM 1.6, shmem_test.tex). */
+void shmem_test_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test(first, ...) \
     _Generic((first), \
             int *: shmem_int_test, \
@@ -14801,9 +14982,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned long long *: shmem_ulonglong_test, \
             short *: shmem_short_test, \
             unsigned short *: shmem_ushort_test, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            default: shmem_test_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_all` (OpenSHMEM 1.6, shmem_test_all.tex). */
+void shmem_test_all_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_all(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_all, \
@@ -14812,9 +14994,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_all, \
             unsigned long *: shmem_ulong_test_all, \
             unsigned long long *: shmem_ulonglong_test_all, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_all, \
+            unsigned short *: shmem_ushort_test_all, \
+            default: shmem_test_all_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_any` (OpenSHMEM 1.6, shmem_test_any.tex). */
+void shmem_test_any_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_any(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_any, \
@@ -14823,9 +15008,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_any, \
             unsigned long *: shmem_ulong_test_any, \
             unsigned long long *: shmem_ulonglong_test_any, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_any, \
+            unsigned short *: shmem_ushort_test_any, \
+            default: shmem_test_any_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_some` (OpenSHMEM 1.6, shmem_test_some.tex). */
+void shmem_test_some_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_some(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_some, \
@@ -14834,9 +15022,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_some, \
             unsigned long *: shmem_ulong_test_some, \
             unsigned long long *: shmem_ulonglong_test_some, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_some, \
+            unsigned short *: shmem_ushort_test_some, \
+            default: shmem_test_some_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_all_vector` (OpenSHMEM 1.6, shmem_test_all_vector.tex). */
+void shmem_test_all_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_all_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_all_vector, \
@@ -14845,9 +15036,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_all_vector, \
             unsigned long *: shmem_ulong_test_all_vector, \
             unsigned long long *: shmem_ulonglong_test_all_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_all_vector, \
+            unsigned short *: shmem_ushort_test_all_vector, \
+            default: shmem_test_all_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_any_vector` (OpenSHMEM 1.6, shmem_test_any_vector.tex). */
+void shmem_test_any_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_any_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_any_vector, \
@@ -14856,9 +15050,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_any_vector, \
             unsigned long *: shmem_ulong_test_any_vector, \
             unsigned long long *: shmem_ulonglong_test_any_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_any_vector, \
+            unsigned short *: shmem_ushort_test_any_vector, \
+            default: shmem_test_any_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_test_some_vector` (OpenSHMEM 1.6, shmem_test_some_vector.tex). */
+void shmem_test_some_vector_no_routine_for_type(struct rshmem_no_routine_for_this_type, ...);
 #define shmem_test_some_vector(first, ...) \
     _Generic((first), \
             int *: shmem_int_test_some_vector, \
@@ -14867,9 +15064,12 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_test_some_vector, \
             unsigned long *: shmem_ulong_test_some_vector, \
             unsigned long long *: shmem_ulonglong_test_some_vector, \
-            default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)
+            short *: shmem_short_test_some_vector, \
+            unsigned short *: shmem_ushort_test_some_vector, \
+            default: shmem_test_some_vector_no_routine_for_type)(first, __VA_ARGS__)
 
 /* `shmem_broadcast` (OpenSHMEM 1.6, shmem_broadcast.tex). */
+void shmem_broadcast_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_broadcast(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_broadcast, \
@@ -14886,9 +15086,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_broadcast, \
             unsigned long *: shmem_ulong_broadcast, \
             unsigned long long *: shmem_ulonglong_broadcast, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_broadcast_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_collect` (OpenSHMEM 1.6, shmem_collect.tex). */
+void shmem_collect_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_collect(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_collect, \
@@ -14905,9 +15106,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_collect, \
             unsigned long *: shmem_ulong_collect, \
             unsigned long long *: shmem_ulonglong_collect, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_collect_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_fcollect` (OpenSHMEM 1.6, shmem_collect.tex). */
+void shmem_fcollect_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_fcollect(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_fcollect, \
@@ -14924,9 +15126,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_fcollect, \
             unsigned long *: shmem_ulong_fcollect, \
             unsigned long long *: shmem_ulonglong_fcollect, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_fcollect_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_alltoall` (OpenSHMEM 1.6, shmem_alltoall.tex). */
+void shmem_alltoall_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_alltoall(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_alltoall, \
@@ -14943,9 +15146,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_alltoall, \
             unsigned long *: shmem_ulong_alltoall, \
             unsigned long long *: shmem_ulonglong_alltoall, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_alltoall_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_alltoalls` (OpenSHMEM 1.6, shmem_alltoalls.tex). */
+void shmem_alltoalls_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_alltoalls(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             float *: shmem_float_alltoalls, \
@@ -14962,9 +15166,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             unsigned int *: shmem_uint_alltoalls, \
             unsigned long *: shmem_ulong_alltoalls, \
             unsigned long long *: shmem_ulonglong_alltoalls, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_alltoalls_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_and_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_and_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_and_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_and_reduce, \
@@ -14976,9 +15181,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_and_reduce, \
             int *: shmem_int32_and_reduce, \
             long *: shmem_int64_and_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_and_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_or_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_or_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_or_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_or_reduce, \
@@ -14990,9 +15196,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_or_reduce, \
             int *: shmem_int32_or_reduce, \
             long *: shmem_int64_or_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_or_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_xor_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_xor_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_xor_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             unsigned char *: shmem_uchar_xor_reduce, \
@@ -15004,9 +15211,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             short *: shmem_int16_xor_reduce, \
             int *: shmem_int32_xor_reduce, \
             long *: shmem_int64_xor_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_xor_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_max_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_max_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_max_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_max_reduce, \
@@ -15023,9 +15231,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             float *: shmem_float_max_reduce, \
             double *: shmem_double_max_reduce, \
             long double *: shmem_longdouble_max_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_max_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_min_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_min_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_min_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_min_reduce, \
@@ -15042,9 +15251,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             float *: shmem_float_min_reduce, \
             double *: shmem_double_min_reduce, \
             long double *: shmem_longdouble_min_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_min_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_sum_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_reduce, \
@@ -15063,9 +15273,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_reduce, \
             double _Complex *: shmem_complexd_sum_reduce, \
             float _Complex *: shmem_complexf_sum_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_prod_reduce` (OpenSHMEM 1.6, shmem_reductions.tex). */
+void shmem_prod_reduce_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_prod_reduce(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_prod_reduce, \
@@ -15084,9 +15295,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_prod_reduce, \
             double _Complex *: shmem_complexd_prod_reduce, \
             float _Complex *: shmem_complexf_prod_reduce, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_prod_reduce_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_inscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+void shmem_sum_inscan_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_inscan(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_inscan, \
@@ -15105,9 +15317,10 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_inscan, \
             double _Complex *: shmem_complexd_sum_inscan, \
             float _Complex *: shmem_complexf_sum_inscan, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_inscan_no_routine_for_type)(team, __VA_ARGS__)
 
 /* `shmem_sum_exscan` (OpenSHMEM 1.6, shmem_scan.tex). */
+void shmem_sum_exscan_no_routine_for_type(shmem_team_t, struct rshmem_no_routine_for_this_type, ...);
 #define shmem_sum_exscan(team, ...) \
     _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \
             char *: shmem_char_sum_exscan, \
@@ -15126,7 +15339,7 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
             long double *: shmem_longdouble_sum_exscan, \
             double _Complex *: shmem_complexd_sum_exscan, \
             float _Complex *: shmem_complexf_sum_exscan, \
-            default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)
+            default: shmem_sum_exscan_no_routine_for_type)(team, __VA_ARGS__)
 
 #endif /* C11 */
 
@@ -15140,5 +15353,945 @@ __extension__ inline void shmem_complexf_sum_to_all(float _Complex *dest, const 
     RSHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, RSHMEM_SYNC_NONE_, RSHMEM_SYNC_NONE_, \
                       shmem_team_sync, RSHMEM_SYNC_NONE_)(__VA_ARGS__)
 #endif
+
+/* C++: an overload per typed routine of each C11 generic, with the generic's name. */
+#if defined(__cplusplus)
+extern "C++" {
+inline void shmem_put(float *dest, const float *source, size_t nelems, int pe) { shmem_float_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(double *dest, const double *source, size_t nelems, int pe) { shmem_double_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(char *dest, const char *source, size_t nelems, int pe) { shmem_char_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(short *dest, const short *source, size_t nelems, int pe) { shmem_short_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(int *dest, const int *source, size_t nelems, int pe) { shmem_int_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(long *dest, const long *source, size_t nelems, int pe) { shmem_long_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put(ctx, dest, source, nelems, pe); }
+inline void shmem_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_put(dest, source, nelems, pe); }
+inline void shmem_put(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_put(ctx, dest, source, nelems, pe); }
+inline void shmem_p(float *dest, float value, int pe) { shmem_float_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_p(ctx, dest, value, pe); }
+inline void shmem_p(double *dest, double value, int pe) { shmem_double_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_p(ctx, dest, value, pe); }
+inline void shmem_p(long double *dest, long double value, int pe) { shmem_longdouble_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { shmem_ctx_longdouble_p(ctx, dest, value, pe); }
+inline void shmem_p(char *dest, char value, int pe) { shmem_char_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, char *dest, char value, int pe) { shmem_ctx_char_p(ctx, dest, value, pe); }
+inline void shmem_p(signed char *dest, signed char value, int pe) { shmem_schar_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe) { shmem_ctx_schar_p(ctx, dest, value, pe); }
+inline void shmem_p(short *dest, short value, int pe) { shmem_short_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, short *dest, short value, int pe) { shmem_ctx_short_p(ctx, dest, value, pe); }
+inline void shmem_p(int *dest, int value, int pe) { shmem_int_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_p(ctx, dest, value, pe); }
+inline void shmem_p(long *dest, long value, int pe) { shmem_long_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_p(ctx, dest, value, pe); }
+inline void shmem_p(long long *dest, long long value, int pe) { shmem_longlong_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_p(ctx, dest, value, pe); }
+inline void shmem_p(unsigned char *dest, unsigned char value, int pe) { shmem_uchar_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { shmem_ctx_uchar_p(ctx, dest, value, pe); }
+inline void shmem_p(unsigned short *dest, unsigned short value, int pe) { shmem_ushort_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { shmem_ctx_ushort_p(ctx, dest, value, pe); }
+inline void shmem_p(unsigned int *dest, unsigned int value, int pe) { shmem_uint_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_p(ctx, dest, value, pe); }
+inline void shmem_p(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_p(ctx, dest, value, pe); }
+inline void shmem_p(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_p(dest, value, pe); }
+inline void shmem_p(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_p(ctx, dest, value, pe); }
+inline void shmem_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_float_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_double_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longdouble_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_char_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_schar_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_short_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_int_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_long_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longlong_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uchar_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ushort_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uint_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulong_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulonglong_iput(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulonglong_iput(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_ibput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_float_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_float_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_double_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_double_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_longdouble_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_longdouble_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_char_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_char_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_schar_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_schar_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_short_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_short_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_int_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_int_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_long_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_long_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_longlong_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_longlong_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_uchar_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_uchar_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ushort_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ushort_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_uint_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_uint_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ulong_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ulong_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ulonglong_ibput(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ulonglong_ibput(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_get(float *dest, const float *source, size_t nelems, int pe) { shmem_float_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(double *dest, const double *source, size_t nelems, int pe) { shmem_double_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(char *dest, const char *source, size_t nelems, int pe) { shmem_char_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(short *dest, const short *source, size_t nelems, int pe) { shmem_short_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(int *dest, const int *source, size_t nelems, int pe) { shmem_int_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(long *dest, const long *source, size_t nelems, int pe) { shmem_long_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get(ctx, dest, source, nelems, pe); }
+inline void shmem_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_get(dest, source, nelems, pe); }
+inline void shmem_get(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_get(ctx, dest, source, nelems, pe); }
+inline float shmem_g(const float *source, int pe) { return shmem_float_g(source, pe); }
+inline float shmem_g(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_g(ctx, source, pe); }
+inline double shmem_g(const double *source, int pe) { return shmem_double_g(source, pe); }
+inline double shmem_g(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_g(ctx, source, pe); }
+inline long double shmem_g(const long double *source, int pe) { return shmem_longdouble_g(source, pe); }
+inline long double shmem_g(shmem_ctx_t ctx, const long double *source, int pe) { return shmem_ctx_longdouble_g(ctx, source, pe); }
+inline char shmem_g(const char *source, int pe) { return shmem_char_g(source, pe); }
+inline char shmem_g(shmem_ctx_t ctx, const char *source, int pe) { return shmem_ctx_char_g(ctx, source, pe); }
+inline signed char shmem_g(const signed char *source, int pe) { return shmem_schar_g(source, pe); }
+inline signed char shmem_g(shmem_ctx_t ctx, const signed char *source, int pe) { return shmem_ctx_schar_g(ctx, source, pe); }
+inline short shmem_g(const short *source, int pe) { return shmem_short_g(source, pe); }
+inline short shmem_g(shmem_ctx_t ctx, const short *source, int pe) { return shmem_ctx_short_g(ctx, source, pe); }
+inline int shmem_g(const int *source, int pe) { return shmem_int_g(source, pe); }
+inline int shmem_g(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_g(ctx, source, pe); }
+inline long shmem_g(const long *source, int pe) { return shmem_long_g(source, pe); }
+inline long shmem_g(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_g(ctx, source, pe); }
+inline long long shmem_g(const long long *source, int pe) { return shmem_longlong_g(source, pe); }
+inline long long shmem_g(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_g(ctx, source, pe); }
+inline unsigned char shmem_g(const unsigned char *source, int pe) { return shmem_uchar_g(source, pe); }
+inline unsigned char shmem_g(shmem_ctx_t ctx, const unsigned char *source, int pe) { return shmem_ctx_uchar_g(ctx, source, pe); }
+inline unsigned short shmem_g(const unsigned short *source, int pe) { return shmem_ushort_g(source, pe); }
+inline unsigned short shmem_g(shmem_ctx_t ctx, const unsigned short *source, int pe) { return shmem_ctx_ushort_g(ctx, source, pe); }
+inline unsigned int shmem_g(const unsigned int *source, int pe) { return shmem_uint_g(source, pe); }
+inline unsigned int shmem_g(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_g(ctx, source, pe); }
+inline unsigned long shmem_g(const unsigned long *source, int pe) { return shmem_ulong_g(source, pe); }
+inline unsigned long shmem_g(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_g(ctx, source, pe); }
+inline unsigned long long shmem_g(const unsigned long long *source, int pe) { return shmem_ulonglong_g(source, pe); }
+inline unsigned long long shmem_g(shmem_ctx_t ctx, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_g(ctx, source, pe); }
+inline void shmem_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_float_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_double_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longdouble_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_char_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_schar_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_short_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_int_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_long_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longlong_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uchar_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ushort_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uint_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulong_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulonglong_iget(dest, source, dst, sst, nelems, pe); }
+inline void shmem_iget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulonglong_iget(ctx, dest, source, dst, sst, nelems, pe); }
+inline void shmem_ibget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_float_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_float_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_double_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_double_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_longdouble_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_longdouble_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_char_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_char_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_schar_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_schar_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_short_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_short_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_int_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_int_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_long_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_long_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_longlong_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_longlong_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_uchar_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_uchar_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ushort_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ushort_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_uint_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_uint_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ulong_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ulong_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ulonglong_ibget(dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_ibget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) { shmem_ctx_ulonglong_ibget(ctx, dest, source, dst, sst, bsize, nblocks, pe); }
+inline void shmem_put_nbi(float *dest, const float *source, size_t nelems, int pe) { shmem_float_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(double *dest, const double *source, size_t nelems, int pe) { shmem_double_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(char *dest, const char *source, size_t nelems, int pe) { shmem_char_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(short *dest, const short *source, size_t nelems, int pe) { shmem_short_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(int *dest, const int *source, size_t nelems, int pe) { shmem_int_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(long *dest, const long *source, size_t nelems, int pe) { shmem_long_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_put_nbi(dest, source, nelems, pe); }
+inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_put_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(float *dest, const float *source, size_t nelems, int pe) { shmem_float_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(double *dest, const double *source, size_t nelems, int pe) { shmem_double_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(char *dest, const char *source, size_t nelems, int pe) { shmem_char_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(short *dest, const short *source, size_t nelems, int pe) { shmem_short_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(int *dest, const int *source, size_t nelems, int pe) { shmem_int_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(long *dest, const long *source, size_t nelems, int pe) { shmem_long_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get_nbi(ctx, dest, source, nelems, pe); }
+inline void shmem_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_get_nbi(dest, source, nelems, pe); }
+inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_get_nbi(ctx, dest, source, nelems, pe); }
+inline float shmem_atomic_fetch(const float *source, int pe) { return shmem_float_atomic_fetch(source, pe); }
+inline float shmem_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_atomic_fetch(ctx, source, pe); }
+inline double shmem_atomic_fetch(const double *source, int pe) { return shmem_double_atomic_fetch(source, pe); }
+inline double shmem_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_atomic_fetch(ctx, source, pe); }
+inline int shmem_atomic_fetch(const int *source, int pe) { return shmem_int_atomic_fetch(source, pe); }
+inline int shmem_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_atomic_fetch(ctx, source, pe); }
+inline long shmem_atomic_fetch(const long *source, int pe) { return shmem_long_atomic_fetch(source, pe); }
+inline long shmem_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_atomic_fetch(ctx, source, pe); }
+inline long long shmem_atomic_fetch(const long long *source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
+inline long long shmem_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_atomic_fetch(ctx, source, pe); }
+inline unsigned int shmem_atomic_fetch(const unsigned int *source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
+inline unsigned int shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_atomic_fetch(ctx, source, pe); }
+inline unsigned long shmem_atomic_fetch(const unsigned long *source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
+inline unsigned long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_atomic_fetch(ctx, source, pe); }
+inline unsigned long long shmem_atomic_fetch(const unsigned long long *source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
+inline unsigned long long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe); }
+inline void shmem_atomic_set(float *dest, float value, int pe) { shmem_float_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(double *dest, double value, int pe) { shmem_double_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(int *dest, int value, int pe) { shmem_int_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(long *dest, long value, int pe) { shmem_long_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(long long *dest, long long value, int pe) { shmem_longlong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_set(ctx, dest, value, pe); }
+inline void shmem_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_set(dest, value, pe); }
+inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_set(ctx, dest, value, pe); }
+inline float shmem_atomic_swap(float *dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
+inline float shmem_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) { return shmem_ctx_float_atomic_swap(ctx, dest, value, pe); }
+inline double shmem_atomic_swap(double *dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
+inline double shmem_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) { return shmem_ctx_double_atomic_swap(ctx, dest, value, pe); }
+inline int shmem_atomic_swap(int *dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
+inline int shmem_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_swap(ctx, dest, value, pe); }
+inline long shmem_atomic_swap(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
+inline long shmem_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_swap(ctx, dest, value, pe); }
+inline long long shmem_atomic_swap(long long *dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
+inline long long shmem_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
+inline unsigned int shmem_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_swap(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
+inline unsigned long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
+inline unsigned long long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe); }
+inline int shmem_atomic_compare_swap(int *dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
+inline int shmem_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline long shmem_atomic_compare_swap(long *dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
+inline long shmem_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline long long shmem_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
+inline long long shmem_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned int shmem_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned int shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned long shmem_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline unsigned long long shmem_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+inline unsigned long long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+inline int shmem_atomic_fetch_inc(int *dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
+inline int shmem_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) { return shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe); }
+inline long shmem_atomic_fetch_inc(long *dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
+inline long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) { return shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe); }
+inline long long shmem_atomic_fetch_inc(long long *dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
+inline long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) { return shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned int shmem_atomic_fetch_inc(unsigned int *dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
+inline unsigned int shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned long shmem_atomic_fetch_inc(unsigned long *dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
+inline unsigned long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe); }
+inline unsigned long long shmem_atomic_fetch_inc(unsigned long long *dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+inline unsigned long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { return shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(int *dest, int pe) { shmem_int_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) { shmem_ctx_int_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(long *dest, int pe) { shmem_long_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) { shmem_ctx_long_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(long long *dest, int pe) { shmem_longlong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) { shmem_ctx_longlong_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned int *dest, int pe) { shmem_uint_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned long *dest, int pe) { shmem_ulong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_inc(ctx, dest, pe); }
+inline void shmem_atomic_inc(unsigned long long *dest, int pe) { shmem_ulonglong_atomic_inc(dest, pe); }
+inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { shmem_ctx_ulonglong_atomic_inc(ctx, dest, pe); }
+inline int shmem_atomic_fetch_add(int *dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
+inline int shmem_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe); }
+inline long shmem_atomic_fetch_add(long *dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
+inline long shmem_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe); }
+inline long long shmem_atomic_fetch_add(long long *dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
+inline long long shmem_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(int *dest, int value, int pe) { shmem_int_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(long *dest, long value, int pe) { shmem_long_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(long long *dest, long long value, int pe) { shmem_longlong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_add(ctx, dest, value, pe); }
+inline void shmem_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_add(dest, value, pe); }
+inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_add(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_and(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_and(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_and(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe); }
+inline int32_t shmem_atomic_fetch_and(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_and(dest, value, pe); }
+inline int32_t shmem_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe); }
+inline int64_t shmem_atomic_fetch_and(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_and(dest, value, pe); }
+inline int64_t shmem_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_and(ctx, dest, value, pe); }
+inline void shmem_atomic_and(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_and(dest, value, pe); }
+inline void shmem_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_and(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_or(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_or(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_or(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe); }
+inline int32_t shmem_atomic_fetch_or(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_or(dest, value, pe); }
+inline int32_t shmem_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe); }
+inline int64_t shmem_atomic_fetch_or(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_or(dest, value, pe); }
+inline int64_t shmem_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_or(ctx, dest, value, pe); }
+inline void shmem_atomic_or(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_or(dest, value, pe); }
+inline void shmem_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_or(ctx, dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_xor(dest, value, pe); }
+inline unsigned int shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_xor(dest, value, pe); }
+inline unsigned long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_xor(dest, value, pe); }
+inline unsigned long long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe); }
+inline int32_t shmem_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_xor(dest, value, pe); }
+inline int32_t shmem_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe); }
+inline int64_t shmem_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_xor(dest, value, pe); }
+inline int64_t shmem_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_xor(ctx, dest, value, pe); }
+inline void shmem_atomic_xor(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_xor(dest, value, pe); }
+inline void shmem_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_xor(ctx, dest, value, pe); }
+inline float shmem_fetch(const float *source, int pe) { return shmem_float_fetch(source, pe); }
+inline double shmem_fetch(const double *source, int pe) { return shmem_double_fetch(source, pe); }
+inline int shmem_fetch(const int *source, int pe) { return shmem_int_fetch(source, pe); }
+inline long shmem_fetch(const long *source, int pe) { return shmem_long_fetch(source, pe); }
+inline long long shmem_fetch(const long long *source, int pe) { return shmem_longlong_fetch(source, pe); }
+inline void shmem_set(float *dest, float value, int pe) { shmem_float_set(dest, value, pe); }
+inline void shmem_set(double *dest, double value, int pe) { shmem_double_set(dest, value, pe); }
+inline void shmem_set(int *dest, int value, int pe) { shmem_int_set(dest, value, pe); }
+inline void shmem_set(long *dest, long value, int pe) { shmem_long_set(dest, value, pe); }
+inline void shmem_set(long long *dest, long long value, int pe) { shmem_longlong_set(dest, value, pe); }
+inline float shmem_swap(float *dest, float value, int pe) { return shmem_float_swap(dest, value, pe); }
+inline double shmem_swap(double *dest, double value, int pe) { return shmem_double_swap(dest, value, pe); }
+inline int shmem_swap(int *dest, int value, int pe) { return shmem_int_swap(dest, value, pe); }
+inline long shmem_swap(long *dest, long value, int pe) { return shmem_long_swap(dest, value, pe); }
+inline long long shmem_swap(long long *dest, long long value, int pe) { return shmem_longlong_swap(dest, value, pe); }
+inline int shmem_cswap(int *dest, int cond, int value, int pe) { return shmem_int_cswap(dest, cond, value, pe); }
+inline long shmem_cswap(long *dest, long cond, long value, int pe) { return shmem_long_cswap(dest, cond, value, pe); }
+inline long long shmem_cswap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_cswap(dest, cond, value, pe); }
+inline int shmem_finc(int *dest, int pe) { return shmem_int_finc(dest, pe); }
+inline long shmem_finc(long *dest, int pe) { return shmem_long_finc(dest, pe); }
+inline long long shmem_finc(long long *dest, int pe) { return shmem_longlong_finc(dest, pe); }
+inline void shmem_inc(int *dest, int pe) { shmem_int_inc(dest, pe); }
+inline void shmem_inc(long *dest, int pe) { shmem_long_inc(dest, pe); }
+inline void shmem_inc(long long *dest, int pe) { shmem_longlong_inc(dest, pe); }
+inline int shmem_fadd(int *dest, int value, int pe) { return shmem_int_fadd(dest, value, pe); }
+inline long shmem_fadd(long *dest, long value, int pe) { return shmem_long_fadd(dest, value, pe); }
+inline long long shmem_fadd(long long *dest, long long value, int pe) { return shmem_longlong_fadd(dest, value, pe); }
+inline void shmem_add(int *dest, int value, int pe) { shmem_int_add(dest, value, pe); }
+inline void shmem_add(long *dest, long value, int pe) { shmem_long_add(dest, value, pe); }
+inline void shmem_add(long long *dest, long long value, int pe) { shmem_longlong_add(dest, value, pe); }
+inline void shmem_atomic_fetch_nbi(float *fetch, const float *source, int pe) { shmem_float_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) { shmem_ctx_float_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(double *fetch, const double *source, int pe) { shmem_double_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) { shmem_ctx_double_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(int *fetch, const int *source, int pe) { shmem_int_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) { shmem_ctx_int_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(long *fetch, const long *source, int pe) { shmem_long_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) { shmem_ctx_long_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(long long *fetch, const long long *source, int pe) { shmem_longlong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) { shmem_ctx_longlong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe) { shmem_uint_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) { shmem_ctx_uint_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe) { shmem_ulong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) { shmem_ctx_ulong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe) { shmem_ulonglong_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe) { shmem_ctx_ulonglong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+inline void shmem_atomic_swap_nbi(float *fetch, float *dest, float value, int pe) { shmem_float_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) { shmem_ctx_float_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(double *fetch, double *dest, double value, int pe) { shmem_double_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) { shmem_ctx_double_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) { shmem_int_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) { shmem_long_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe) { shmem_longlong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_swap_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe) { shmem_int_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) { shmem_ctx_int_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe) { shmem_long_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) { shmem_ctx_long_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe) { shmem_longlong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) { shmem_ctx_longlong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { shmem_uint_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { shmem_ctx_uint_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { shmem_ulong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { shmem_ctx_ulong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { shmem_ulonglong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+inline void shmem_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) { shmem_int_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) { shmem_ctx_int_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) { shmem_long_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) { shmem_ctx_long_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe) { shmem_longlong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) { shmem_ctx_longlong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe) { shmem_uint_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe) { shmem_ulong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe) { shmem_ulonglong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) { shmem_ctx_ulonglong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+inline void shmem_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) { shmem_int_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe) { shmem_long_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe) { shmem_longlong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+inline void shmem_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longdouble_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulonglong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longdouble_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulonglong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+inline void shmem_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_add(ctx, sig_addr, signal, pe); }
+inline void shmem_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_set(ctx, sig_addr, signal, pe); }
+inline void shmem_wait_until(int *ivar, int cmp, int cmp_value) { shmem_int_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(long long *ivar, int cmp, long long cmp_value) { shmem_longlong_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value) { shmem_uint_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value) { shmem_ulong_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value) { shmem_ulonglong_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(short *ivar, int cmp, short cmp_value) { shmem_short_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value) { shmem_ushort_wait_until(ivar, cmp, cmp_value); }
+inline void shmem_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { shmem_int_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { shmem_long_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { shmem_longlong_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { shmem_uint_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { shmem_ulong_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { shmem_ulonglong_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { shmem_short_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline void shmem_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { shmem_ushort_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmem_int_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmem_long_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return shmem_longlong_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmem_int_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmem_long_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value) { return shmem_longlong_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline void shmem_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { shmem_int_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { shmem_long_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values) { shmem_longlong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { shmem_uint_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { shmem_ulong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { shmem_ulonglong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { shmem_short_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline void shmem_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { shmem_ushort_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values) { return shmem_longlong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmem_int_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmem_long_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long long *cmp_values) { return shmem_longlong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline int shmem_test(int *ivar, int cmp, int cmp_value) { return shmem_int_test(ivar, cmp, cmp_value); }
+inline int shmem_test(long *ivar, int cmp, long cmp_value) { return shmem_long_test(ivar, cmp, cmp_value); }
+inline int shmem_test(long long *ivar, int cmp, long long cmp_value) { return shmem_longlong_test(ivar, cmp, cmp_value); }
+inline int shmem_test(unsigned int *ivar, int cmp, unsigned int cmp_value) { return shmem_uint_test(ivar, cmp, cmp_value); }
+inline int shmem_test(unsigned long *ivar, int cmp, unsigned long cmp_value) { return shmem_ulong_test(ivar, cmp, cmp_value); }
+inline int shmem_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test(ivar, cmp, cmp_value); }
+inline int shmem_test(short *ivar, int cmp, short cmp_value) { return shmem_short_test(ivar, cmp, cmp_value); }
+inline int shmem_test(unsigned short *ivar, int cmp, unsigned short cmp_value) { return shmem_ushort_test(ivar, cmp, cmp_value); }
+inline int shmem_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmem_int_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmem_long_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return shmem_longlong_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline int shmem_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_all(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmem_int_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmem_long_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value) { return shmem_longlong_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_any(ivars, nelems, status, cmp, cmp_value); }
+inline size_t shmem_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmem_int_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmem_long_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value) { return shmem_longlong_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline size_t shmem_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+inline int shmem_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values) { return shmem_longlong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline int shmem_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values) { return shmem_longlong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long long *cmp_values) { return shmem_longlong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline size_t shmem_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+inline int shmem_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root) { return shmem_float_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root) { return shmem_double_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root) { return shmem_longdouble_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root) { return shmem_char_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root) { return shmem_schar_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root) { return shmem_short_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root) { return shmem_int_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root) { return shmem_long_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root) { return shmem_longlong_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root) { return shmem_uchar_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root) { return shmem_ushort_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root) { return shmem_uint_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root) { return shmem_ulong_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_broadcast(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root) { return shmem_ulonglong_broadcast(team, dest, source, nelems, PE_root); }
+inline int shmem_collect(shmem_team_t team, float *dest, const float *source, size_t nelems) { return shmem_float_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, double *dest, const double *source, size_t nelems) { return shmem_double_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems) { return shmem_longdouble_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, char *dest, const char *source, size_t nelems) { return shmem_char_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return shmem_schar_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, short *dest, const short *source, size_t nelems) { return shmem_short_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, int *dest, const int *source, size_t nelems) { return shmem_int_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, long *dest, const long *source, size_t nelems) { return shmem_long_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, long long *dest, const long long *source, size_t nelems) { return shmem_longlong_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return shmem_uchar_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return shmem_ushort_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return shmem_uint_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return shmem_ulong_collect(team, dest, source, nelems); }
+inline int shmem_collect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return shmem_ulonglong_collect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems) { return shmem_float_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems) { return shmem_double_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems) { return shmem_longdouble_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems) { return shmem_char_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return shmem_schar_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems) { return shmem_short_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems) { return shmem_int_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems) { return shmem_long_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, long long *dest, const long long *source, size_t nelems) { return shmem_longlong_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return shmem_uchar_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return shmem_ushort_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return shmem_uint_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return shmem_ulong_fcollect(team, dest, source, nelems); }
+inline int shmem_fcollect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return shmem_ulonglong_fcollect(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems) { return shmem_float_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems) { return shmem_double_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems) { return shmem_longdouble_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems) { return shmem_char_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return shmem_schar_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems) { return shmem_short_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems) { return shmem_int_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems) { return shmem_long_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, long long *dest, const long long *source, size_t nelems) { return shmem_longlong_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return shmem_uchar_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return shmem_ushort_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return shmem_uint_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return shmem_ulong_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoall(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return shmem_ulonglong_alltoall(team, dest, source, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_float_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_double_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_longdouble_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_char_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_schar_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_short_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_int_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_long_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_longlong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_uchar_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_ushort_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_uint_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_ulong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_alltoalls(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_ulonglong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int shmem_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_and_reduce(team, dest, source, nreduce); }
+inline int shmem_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_and_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_or_reduce(team, dest, source, nreduce); }
+inline int shmem_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_or_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_xor_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce) { return shmem_schar_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_max_reduce(team, dest, source, nreduce); }
+inline int shmem_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_max_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce) { return shmem_schar_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_min_reduce(team, dest, source, nreduce); }
+inline int shmem_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_min_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce) { return shmem_schar_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce) { return shmem_complexd_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce) { return shmem_complexf_sum_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce) { return shmem_schar_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce) { return shmem_complexd_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_prod_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce) { return shmem_complexf_prod_reduce(team, dest, source, nreduce); }
+inline int shmem_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems) { return shmem_char_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return shmem_schar_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems) { return shmem_short_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems) { return shmem_int_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems) { return shmem_long_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems) { return shmem_longlong_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return shmem_uchar_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return shmem_ushort_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return shmem_uint_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return shmem_ulong_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return shmem_ulonglong_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems) { return shmem_float_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems) { return shmem_double_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems) { return shmem_longdouble_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems) { return shmem_complexd_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_inscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems) { return shmem_complexf_sum_inscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems) { return shmem_char_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems) { return shmem_schar_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems) { return shmem_short_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems) { return shmem_int_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems) { return shmem_long_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems) { return shmem_longlong_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems) { return shmem_uchar_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems) { return shmem_ushort_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems) { return shmem_uint_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems) { return shmem_ulong_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems) { return shmem_ulonglong_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems) { return shmem_float_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems) { return shmem_double_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems) { return shmem_longdouble_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nelems) { return shmem_complexd_sum_exscan(team, dest, source, nelems); }
+inline int shmem_sum_exscan(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nelems) { return shmem_complexf_sum_exscan(team, dest, source, nelems); }
+}  /* extern "C++" */
+#endif /* __cplusplus */
 
 #endif /* SHMEM_H_APPENDED */

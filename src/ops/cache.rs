@@ -1,6 +1,8 @@
 //! Cache management (the legacy `shmem_set_cache_inv`, `shmem_set_cache_line_inv`,
 //! `shmem_clear_cache_inv`, `shmem_clear_cache_line_inv`, `shmem_udcflush`, `shmem_udcflush_line`;
-//! deprecated in OpenSHMEM 1.3, removed in 1.5, still called by old Fortran programs).
+//! deprecated in OpenSHMEM 1.3, removed in 1.5, still called by old Fortran programs, and exported
+//! by Open MPI OSHMEM and Sandia OpenSHMEM, whose C binaries call them; the C names come from the
+//! extension table of `crates/apigen/src/foreign.rs`).
 //!
 //! They existed for machines whose data caches were not kept coherent with remote writes. Every
 //! machine rshmem runs on (x86_64, aarch64) keeps caches coherent in hardware, and every remote

@@ -5,6 +5,7 @@ pub mod amo;
 pub mod cache;
 pub mod coll;
 pub mod ctx;
+pub mod extension;
 pub mod fortran;
 pub mod lock;
 pub mod memory;

@@ -195,7 +195,7 @@ fn complex_overload(sig: &str, name: &str) -> String {
 
 /// The standard C type a spec type names on the supported (LP64) targets: a `_Generic` association
 /// must use it, since a typedef and its type are the same type and may not both appear.
-fn standard_type(c: &str) -> Result<&str, String> {
+pub fn standard_type(c: &str) -> Result<&str, String> {
     Ok(match c {
         "int8_t" => "signed char",
         "int16_t" => "short",
@@ -219,16 +219,13 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
  * argument is a shmem_ctx_t (a distinct pointer type), and selects the typed routine from the type
  * of the first buffer argument. Only standard C types can be associations: int8_t and the other
  * typedefs name one of them (on LP64: int32_t is int, int64_t long); a table that lists only the
- * typedef (int32_t in the bitwise AMOs) gets the standard type's association. An argument of no listed type selects RSHMEM_NO_GENERIC_MATCH, which
- * cannot be called: the program does not compile.
+ * typedef (int32_t in the bitwise AMOs) gets the standard type's association.
  */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 
-#define RSHMEM_NO_GENERIC_MATCH 0
-#define RSHMEM_FIRST_ARG_(a, ...) a
-#define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
 ",
     );
+    s.push_str(GENERIC_PRELUDE);
     for (index, family) in FAMILIES.iter().enumerate() {
         let Some(generic) = family.generic else {
             continue;
@@ -280,13 +277,21 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
         };
         let mut assoc_plain = Vec::new();
         let mut assoc_ctx = Vec::new();
+        // The foreign rows this generic also selects (SOS's short and unsigned short waits and
+        // tests): the model's synopsis gives the buffer's const-ness.
+        let extra = crate::foreign::generic_rows(family.names);
         // Standard-named rows first; a typedef row (int32_t, size_t, ...) only if the table has no
         // row for the standard type it names (bitamotypes lists int32_t but not int).
         let (standard, typedefs): (Vec<_>, Vec<_>) =
             rows.into_iter().partition(|t| !t.c_type.ends_with("_t"));
         let mut seen: Vec<&str> = Vec::new();
-        for t in standard.into_iter().chain(typedefs) {
-            let c_type = standard_type(&t.c_type)?;
+        let listed = standard
+            .into_iter()
+            .chain(typedefs)
+            .map(|t| (t.c_type.as_str(), t.typename.as_str(), t.typename.as_str()))
+            .chain(extra.iter().copied());
+        for (c_type, typename, model_typename) in listed {
+            let c_type = standard_type(c_type)?;
             if seen.contains(&c_type) {
                 continue;
             }
@@ -294,8 +299,9 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
             let patterns = [(Some(plain), &mut assoc_plain), (ctx, &mut assoc_ctx)];
             for (pattern, out) in patterns {
                 let Some(pattern) = pattern else { continue };
-                let name = pattern.replace("TYPENAME", &t.typename);
-                let sig = CSignature::parse(&spec.function(&name)?.c_signature)?;
+                let name = pattern.replace("TYPENAME", typename);
+                let model = pattern.replace("TYPENAME", model_typename);
+                let sig = CSignature::parse(&spec.function(&model)?.c_signature)?;
                 let buf = sig
                     .params
                     .iter()
@@ -310,45 +316,226 @@ pub fn generics(spec: &Spec) -> Result<String, String> {
                 out.push(format!("{c_type} *: {name}"));
             }
         }
-        let indent = "            ";
-        let join = |v: &[String]| {
-            v.iter()
-                .map(|a| format!("{indent}{a},"))
-                .collect::<Vec<_>>()
-                .join(" \\\n")
+        let shape = if team_first {
+            Shape::TeamFirst
+        } else if ctx.is_none() {
+            Shape::Plain
+        } else {
+            Shape::CtxOrPlain
         };
-        if team_first {
-            write!(
-                s,
-                "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(team, ...) \\\n    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH)(team, __VA_ARGS__)\n",
-                row.spec_file,
-                join(&assoc_plain),
-            )
-            .unwrap();
-            continue;
-        }
-        if ctx.is_none() {
-            // No context form: select on the first argument alone.
-            write!(
-                s,
-                "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH)(first, __VA_ARGS__)\n",
-                row.spec_file,
-                join(&assoc_plain),
-            )
-            .unwrap();
-            continue;
-        }
-        write!(
-            s,
-            "\n/* `{generic}` (OpenSHMEM 1.6, {}). */\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH), \\\n        default: _Generic((first), \\\n{} \\\n{indent}default: RSHMEM_NO_GENERIC_MATCH))(first, __VA_ARGS__)\n",
-            row.spec_file,
-            join(&assoc_ctx),
-            join(&assoc_plain),
-        )
-        .unwrap();
+        let doc = format!("`{generic}` (OpenSHMEM 1.6, {})", row.spec_file);
+        s.push_str(&generic_macro(
+            generic,
+            &doc,
+            shape,
+            &assoc_plain,
+            &assoc_ctx,
+        ));
     }
     s.push_str("\n#endif /* C11 */\n");
     Ok(s)
+}
+
+/// A parameter list's types as C++ writes them, and the key that tells two overloads apart (each
+/// typedef replaced by the standard type it names on LP64).
+pub fn cxx_params(sig: &CSignature) -> Result<(Vec<String>, Vec<String>), String> {
+    let mut text = Vec::new();
+    let mut key = Vec::new();
+    for p in &sig.params {
+        let ty =
+            p.ty.to_c()
+                .replace("double _Complex", "std::complex<double>")
+                .replace("float _Complex", "std::complex<float>");
+        let mut std = p.ty.clone();
+        if std.base.ends_with("_t") && !std.base.starts_with("shmem_") {
+            std.base = standard_type(&std.base)?.to_string();
+        }
+        key.push(std.to_c());
+        let sep = if ty.ends_with('*') { "" } else { " " };
+        text.push(format!("{ty}{sep}{}", p.name));
+    }
+    Ok((text, key))
+}
+
+/// One C++ overload named `generic` that calls `sig`'s routine.
+pub fn cxx_overload(generic: &str, sig: &CSignature, params: &[String]) -> String {
+    let ret = sig.ret.to_c();
+    let args: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
+    let ret_kw = if sig.ret.is_void() { "" } else { "return " };
+    let sep = if ret.ends_with('*') { "" } else { " " };
+    format!(
+        "inline {ret}{sep}{generic}({}) {{ {ret_kw}{}({}); }}\n",
+        params.join(", "),
+        sig.name,
+        args.join(", ")
+    )
+}
+
+/// The C++ counterparts of the C11 generics: for each typed routine a generic selects, an inline
+/// overload with the generic's name and the routine's parameters that calls it (as Sandia
+/// OpenSHMEM's shmem.h offers in C++). Two typed routines whose parameters are the same C++ types
+/// (`int32_t` is `int`) give one overload, the standard-named one; an overload with the parameters
+/// of a C function of the same name (the deprecated `shmem_wait_until(long *, int, long)`) is left
+/// to that function.
+pub fn cxx_overloads(spec: &Spec) -> Result<String, String> {
+    let mut s = String::from(
+        "\n/* C++: an overload per typed routine of each C11 generic, with the generic's name. */\n#if defined(__cplusplus)\nextern \"C++\" {\n",
+    );
+    for (index, family) in FAMILIES.iter().enumerate() {
+        let Some(generic) = family.generic else {
+            continue;
+        };
+        if FAMILIES[..index].iter().any(|f| f.generic == Some(generic)) {
+            continue;
+        }
+        let mut taken: Vec<Vec<String>> = Vec::new();
+        if let Ok(row) = spec.function(generic) {
+            taken.push(cxx_params(&CSignature::parse(&row.c_signature)?)?.1);
+        }
+        if let crate::families::Types::Plain = family.types {
+            for name in family.names {
+                let sig = CSignature::parse(&spec.function(name)?.c_signature)?;
+                let (params, key) = cxx_params(&sig)?;
+                if !taken.contains(&key) {
+                    s.push_str(&cxx_overload(generic, &sig, &params));
+                    taken.push(key);
+                }
+            }
+            continue;
+        }
+        let mut rows: Vec<(String, String)> = Vec::new();
+        for f in FAMILIES.iter().filter(|f| f.generic == Some(generic)) {
+            let t: Vec<&crate::spec::TypeRow> = match f.types {
+                crate::families::Types::Table(t) => spec.table(t)?.iter().collect(),
+                crate::families::Types::Subset(t, only) => spec.subset(t, only)?,
+                crate::families::Types::WithOp(t, op) => spec.with_op(t, op)?,
+                _ => return Err(format!("{generic}: family is not typed")),
+            };
+            // Standard-named rows first, as in the C11 generics.
+            let (standard, typedefs): (Vec<_>, Vec<_>) =
+                t.into_iter().partition(|t| !t.c_type.ends_with("_t"));
+            rows.extend(
+                standard
+                    .into_iter()
+                    .chain(typedefs)
+                    .map(|t| (t.typename.clone(), String::new())),
+            );
+        }
+        for (ct, tn, model) in crate::foreign::generic_rows(family.names) {
+            rows.push((tn.to_string(), format!("{model}\t{ct}")));
+        }
+        for (typename, foreign) in rows {
+            for pattern in family.names {
+                let name = pattern.replace("TYPENAME", &typename);
+                let sig = match foreign.split_once('\t') {
+                    None => CSignature::parse(&spec.function(&name)?.c_signature)?,
+                    // A foreign routine: its model's synopsis with the foreign element type.
+                    Some((model, ct)) => {
+                        let model_name = pattern.replace("TYPENAME", model);
+                        let mut sig = CSignature::parse(&spec.function(&model_name)?.c_signature)?;
+                        let from = spec
+                            .tables
+                            .values()
+                            .flatten()
+                            .find(|r| r.typename == model)
+                            .map(|r| r.c_type.clone())
+                            .ok_or_else(|| format!("{model_name}: no type row {model}"))?;
+                        sig.name = name.clone();
+                        for p in &mut sig.params {
+                            if p.ty.base == from {
+                                p.ty.base = ct.to_string();
+                            }
+                        }
+                        if sig.ret.base == from {
+                            sig.ret.base = ct.to_string();
+                        }
+                        sig
+                    }
+                };
+                let (params, key) = cxx_params(&sig)?;
+                if !taken.contains(&key) {
+                    s.push_str(&cxx_overload(generic, &sig, &params));
+                    taken.push(key);
+                }
+            }
+        }
+    }
+    s.push_str("}  /* extern \"C++\" */\n#endif /* __cplusplus */\n");
+    Ok(s)
+}
+
+/// What a C11 generic selects on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The first argument alone (no context form).
+    Plain,
+    /// A `shmem_ctx_t` first argument selects among the context forms by the second argument;
+    /// any other first argument among the plain forms.
+    CtxOrPlain,
+    /// The argument after the team.
+    TeamFirst,
+}
+
+/// What every header with C11 generics defines once (guarded, since shmem.h and shmemx.h both
+/// do): the first-argument helper and the parameter type of the no-match functions. A call whose
+/// argument type has no routine selects the generic's no-match function, which takes a
+/// `struct rshmem_no_routine_for_this_type` where the buffer goes: the call does not compile, and
+/// the compiler names that function (after the generic) and the argument's type (GCC: "incompatible
+/// type for argument 1 of 'shmem_put_no_routine_for_type'", "expected 'struct
+/// rshmem_no_routine_for_this_type' but argument is of type 'float *'"; Clang: "passing 'float *'
+/// to parameter of incompatible type"). They are never defined: no valid call selects them.
+pub const GENERIC_PRELUDE: &str = "#ifndef RSHMEM_GENERIC_PRELUDE
+#define RSHMEM_GENERIC_PRELUDE
+#define RSHMEM_FIRST_ARG_(a, ...) a
+#define RSHMEM_FIRST_ARG(...) RSHMEM_FIRST_ARG_(__VA_ARGS__, 0)
+struct rshmem_no_routine_for_this_type {
+    char unused;
+};
+#endif
+";
+
+/// The name of a generic's no-match function (its context form's with `ctx` true).
+pub fn no_match(generic: &str, ctx: bool) -> String {
+    if ctx {
+        format!("{generic}_ctx_no_routine_for_type")
+    } else {
+        format!("{generic}_no_routine_for_type")
+    }
+}
+
+/// One C11 generic: its no-match declarations, then the macro. `assoc_*` are `TYPE *: routine`.
+pub fn generic_macro(
+    generic: &str,
+    doc: &str,
+    shape: Shape,
+    assoc_plain: &[String],
+    assoc_ctx: &[String],
+) -> String {
+    let indent = "            ";
+    let join = |v: &[String]| {
+        v.iter()
+            .map(|a| format!("{indent}{a},"))
+            .collect::<Vec<_>>()
+            .join(" \\\n")
+    };
+    let arg = "struct rshmem_no_routine_for_this_type";
+    let plain_nm = no_match(generic, false);
+    let ctx_nm = no_match(generic, true);
+    match shape {
+        Shape::TeamFirst => format!(
+            "\n/* {doc}. */\nvoid {plain_nm}(shmem_team_t, {arg}, ...);\n#define {generic}(team, ...) \\\n    _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: {plain_nm})(team, __VA_ARGS__)\n",
+            join(assoc_plain),
+        ),
+        Shape::Plain => format!(
+            "\n/* {doc}. */\nvoid {plain_nm}({arg}, ...);\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n{} \\\n{indent}default: {plain_nm})(first, __VA_ARGS__)\n",
+            join(assoc_plain),
+        ),
+        Shape::CtxOrPlain => format!(
+            "\n/* {doc}. */\nvoid {plain_nm}({arg}, ...);\nvoid {ctx_nm}(shmem_ctx_t, {arg}, ...);\n#define {generic}(first, ...) \\\n    _Generic((first), \\\n        shmem_ctx_t: _Generic((RSHMEM_FIRST_ARG(__VA_ARGS__)), \\\n{} \\\n{indent}default: {ctx_nm}), \\\n        default: _Generic((first), \\\n{} \\\n{indent}default: {plain_nm}))(first, __VA_ARGS__)\n",
+            join(assoc_ctx),
+            join(assoc_plain),
+        ),
+    }
 }
 
 /// `shmem_sync`, the one name the spec gives two prototypes of different arity: the C11

@@ -90,7 +90,15 @@ fn text_constants(root: &Path) -> Result<(Vec<String>, String), String> {
     Ok((names, defines))
 }
 
-pub fn generate(root: &Path, api: &Path, spec: &Spec, funcs: &[Func]) -> Result<(), String> {
+/// `foreign` are the foreign routines that shmem.h's C11 generics select (declared there, from
+/// their synopses; their twins are in foreign.h).
+pub fn generate(
+    root: &Path,
+    api: &Path,
+    spec: &Spec,
+    funcs: &[Func],
+    foreign: &[&Func],
+) -> Result<(), String> {
     let base = Config::from_file(root.join("cbindgen.toml"))?;
     let macros_path = root.join("crates/apigen/c/shmem-macros.h");
     let macros =
@@ -122,11 +130,12 @@ pub fn generate(root: &Path, api: &Path, spec: &Spec, funcs: &[Func]) -> Result<
     c.export.exclude.extend(constant_names);
     c.after_includes = Some(format!("{macros}{text_defines}"));
     let trailer = format!(
-        "{}\n{}{}",
+        "{}\n/* Sandia OpenSHMEM 1.5's names that the C11 generics below also select. */\n{}\n{}{}",
         cgen::text_decls(&text_funcs, false),
+        cgen::text_decls(foreign, false),
         cgen::generics(spec)?,
         cgen::arity_selectors(spec)?
-    );
+    ) + &cgen::cxx_overloads(spec)?;
     c.trailer = Some(guarded("SHMEM_H_APPENDED", &trailer));
     build(root, api, c, "include/shmem.h")?;
 

@@ -284,7 +284,8 @@ fn run() -> Result<(), String> {
     )?;
     rust_files.push(root.join("src/api/longdouble.rs"));
     // Foreign names (other implementations' headers), after the spec's: not in the headers.
-    let foreign_funcs = foreign::expand(&funcs)?;
+    let mut foreign_funcs = foreign::expand(&funcs)?;
+    foreign_funcs.extend(foreign::expand_extensions(&spec, &funcs)?);
     let refs: Vec<&Func> = foreign_funcs.iter().collect();
     let text = rustgen::module(&root.join("src/ops"), "foreign", &refs)?;
     write(
@@ -298,6 +299,16 @@ fn run() -> Result<(), String> {
         "crates/apigen/c/foreign.h",
         &foreign::header(&foreign_funcs),
     )?;
+    write(
+        &root,
+        "include/shmemx.h",
+        &foreign::shmemx_h(&foreign_funcs)?,
+    )?;
+    let in_generic = foreign::in_generic_names();
+    let generic_foreign: Vec<&Func> = foreign_funcs
+        .iter()
+        .filter(|f| in_generic.contains(f.name()))
+        .collect();
     write(
         &root,
         "src/api/mod.rs",
@@ -341,7 +352,7 @@ fn run() -> Result<(), String> {
     write(&root, "c-tests/generated/types.h", &cgen::types_h(&spec))?;
 
     // Headers.
-    let headers = headers::generate(&root, &scratch, &spec, &funcs);
+    let headers = headers::generate(&root, &scratch, &spec, &funcs, &generic_foreign);
     fs::remove_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     headers?;
 

@@ -119,7 +119,7 @@ fn associations(header: &str, generic: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in header[start..].lines().skip(1) {
         let line = line.trim().trim_end_matches('\\').trim();
-        if line.starts_with("default: RSHMEM_NO_GENERIC_MATCH)(") || line.is_empty() {
+        if line.starts_with("default: ") || line.is_empty() {
             break;
         }
         if let Some((ty, name)) = line.trim_end_matches(',').rsplit_once(':') {
