@@ -106,7 +106,7 @@ config_table! {
         "where a node's PEs do not outnumber its cores, the thread that called shmem_init has a core of its own (the node's i-th PE the i-th core), moves there at the end of shmem_init and back when a wait finds it sharing another; nothing stays bound. 0 leaves placement to the kernel";
     counts: bool = false, "COUNTS", parse_flag,
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
-    log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
+    log: String = String::new(), "LOG", crate::runtime::log_filter::parse_setting,
         "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
 }
 

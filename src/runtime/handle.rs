@@ -12,7 +12,7 @@
 //! that header's predefined handles. rshmem exports those data symbols too (`oshmem_ctx_default`,
 //! `SHMEMX_TEAM_NODE`; SOS's other names are rshmem's own), so the loader binds the program to
 //! rshmem's values, also through a copy relocation. The values the foreign library's own copies
-//! hold are learnt at init ([`learn_foreign`]) and name the same objects, on the slow path only.
+//! hold are found at init (`runtime::personality`) and name the same objects, on the slow path only.
 
 use super::context::Context;
 use super::personality::Predefined;
@@ -21,7 +21,6 @@ use super::world::World;
 use crate::transport::shm::control::TEAM_SLOTS;
 use std::ffi::{c_long, c_void};
 use std::mem::{size_of, size_of_val};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Opaque C type behind `shmem_ctx_t`.
 #[repr(C)]
@@ -97,45 +96,9 @@ pub static oshmem_ctx_default: shmem_ctx_t = SHMEM_CTX_DEFAULT;
 #[unsafe(no_mangle)]
 pub static SHMEMX_TEAM_NODE: shmem_team_t = SHMEM_TEAM_SHARED;
 
-/// Handle values of the foreign library's own copies of its handle symbols, with what each means
-/// (0: unused). Written once at `shmem_init`, before any handle is checked.
-static FOREIGN: [(AtomicUsize, AtomicUsize); 4] =
-    [const { (AtomicUsize::new(0), AtomicUsize::new(0)) }; 4];
-
-/// Records that the foreign handle `value` means the predefined handle `means`.
-pub fn learn_foreign(value: usize, means: Predefined) {
-    let own = match means {
-        Predefined::CtxDefault => SHMEM_CTX_DEFAULT.0 as usize,
-        Predefined::TeamWorld => SHMEM_TEAM_WORLD.0 as usize,
-        Predefined::TeamShared => SHMEM_TEAM_SHARED.0 as usize,
-    };
-    if value == 0 || value == own {
-        return;
-    }
-    if let Some((v, m)) = FOREIGN
-        .iter()
-        .find(|(v, _)| v.load(Ordering::Relaxed) == 0 || v.load(Ordering::Relaxed) == value)
-    {
-        m.store(means as usize + 1, Ordering::Relaxed);
-        v.store(value, Ordering::Release);
-    }
-}
-
-/// What a learnt foreign handle value means.
+/// What a handle value of the foreign library's own copies means.
 fn foreign(value: usize) -> Option<Predefined> {
-    if value == 0 {
-        return None;
-    }
-    let (_, m) = FOREIGN
-        .iter()
-        .find(|(v, _)| v.load(Ordering::Acquire) == value)?;
-    [
-        Predefined::CtxDefault,
-        Predefined::TeamWorld,
-        Predefined::TeamShared,
-    ]
-    .into_iter()
-    .find(|p| *p as usize + 1 == m.load(Ordering::Relaxed))
+    super::personality::foreign_handle(value)
 }
 
 impl shmem_ctx_t {

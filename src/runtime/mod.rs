@@ -15,6 +15,7 @@ pub mod hang;
 pub mod heap;
 pub mod info;
 pub mod log;
+pub mod log_filter;
 pub mod orphan;
 pub mod personality;
 pub(crate) mod remote;

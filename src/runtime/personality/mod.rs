@@ -6,8 +6,8 @@
 //! handles from that library's data symbols. [`select`] runs once, at the first `shmem_init`:
 //! [`detect`] decides from what each loaded object was compiled with and linked against (rshmem's
 //! header marks its objects; [`elf`] reads the files) which header the program's objects carry;
-//! [`select`] makes that the active personality and teaches `runtime::handle` the values of its
-//! library's handle symbols. Each entry point where a foreign
+//! [`select`] makes that the active personality and keeps the values of its library's handle
+//! symbols, which `runtime::handle` asks for ([`foreign_handle`]). Each entry point where a foreign
 //! value arrives (comparison, signal operator, context options, allocation hints, thread level)
 //! calls one function here, which is the identity behind a single predictable branch when the
 //! personality is native. A value the active personality does not define is a fatal error naming
@@ -38,6 +38,23 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 /// The outcome of the one detection: the index selected, or why none could be.
 static SELECTED: OnceLock<Result<usize, String>> = OnceLock::new();
 
+/// The values the foreign library's own copies of its handle symbols hold, with what each means
+/// (set once, in [`select`], before any handle is checked).
+static FOREIGN_HANDLES: OnceLock<Vec<(usize, Predefined)>> = OnceLock::new();
+
+/// What a handle value of the foreign library's own copies means (`runtime::handle` asks, on its
+/// slow path, for a handle that is none of rshmem's).
+pub fn foreign_handle(value: usize) -> Option<Predefined> {
+    if value == 0 {
+        return None;
+    }
+    FOREIGN_HANDLES
+        .get()?
+        .iter()
+        .find(|(v, _)| *v == value)
+        .map(|(_, means)| *means)
+}
+
 /// The active personality.
 pub fn active() -> &'static Personality {
     tables::ALL[ACTIVE.load(Ordering::Relaxed)]
@@ -58,9 +75,13 @@ pub fn select(call: &'static str) {
             .iter()
             .position(|p| std::ptr::eq(*p, found.personality))
             .unwrap_or(0);
-        for (h, value) in &found.handles {
-            super::handle::learn_foreign(*value, h.means);
-        }
+        let _ = FOREIGN_HANDLES.set(
+            found
+                .handles
+                .iter()
+                .map(|(h, value)| (*value, h.means))
+                .collect(),
+        );
         ACTIVE.store(index, Ordering::Relaxed);
         Ok(index)
     });
