@@ -13,6 +13,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ops::memory;
+use crate::runtime::personality::Program;
 use std::ffi::{c_long, c_void};
 
 shell!(shmem_malloc, pshmem_malloc, (size: usize) -> *mut c_void, memory::malloc("shmem_malloc", size));
@@ -22,6 +23,6 @@ shell!(shmem_align, pshmem_align, (alignment: usize, size: usize) -> *mut c_void
 shell!(shmemalign, pshmemalign, (alignment: usize, size: usize) -> *mut c_void, memory::align("shmemalign", alignment, size));
 shell!(shmem_realloc, pshmem_realloc, (ptr: *mut c_void, size: usize) -> *mut c_void, memory::realloc("shmem_realloc", ptr, size));
 shell!(shrealloc, pshrealloc, (ptr: *mut c_void, size: usize) -> *mut c_void, memory::realloc("shrealloc", ptr, size));
-shell!(shmem_malloc_with_hints, pshmem_malloc_with_hints, (size: usize, hints: c_long) -> *mut c_void, memory::malloc_with_hints("shmem_malloc_with_hints", size, hints));
+shell!(shmem_malloc_with_hints, pshmem_malloc_with_hints, (size: usize, hints: c_long) -> *mut c_void, memory::malloc_with_hints("shmem_malloc_with_hints", size, Program(hints)));
 shell!(shmem_free, pshmem_free, (ptr: *mut c_void), memory::free("shmem_free", ptr));
 shell!(shfree, pshfree, (ptr: *mut c_void), memory::free("shfree", ptr));

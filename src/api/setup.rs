@@ -13,10 +13,11 @@
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ops::setup;
+use crate::runtime::personality::Program;
 use std::ffi::{c_char, c_int, c_void};
 
 shell!(shmem_init, pshmem_init, (), setup::init("shmem_init"));
-shell!(shmem_init_thread, pshmem_init_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe setup::init_thread("shmem_init_thread", requested, provided));
+shell!(shmem_init_thread, pshmem_init_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe setup::init_thread("shmem_init_thread", Program(requested), provided));
 shell!(shmem_query_thread, pshmem_query_thread, (provided: *mut c_int), unsafe setup::query_thread("shmem_query_thread", provided));
 shell!(shmem_query_initialized, pshmem_query_initialized, (initialized: *mut c_int), unsafe setup::query_initialized("shmem_query_initialized", initialized));
 shell!(

@@ -11,7 +11,8 @@ use crate::runtime::constants::{
     SHMEM_CTX_SESSION_TOTAL_OPS, shmem_ctx_session_config_t,
 };
 use crate::runtime::handle::{self, WORLD_SLOT, shmem_ctx_t, shmem_team_t};
-use crate::runtime::{personality, world};
+use crate::runtime::personality::{self, Program};
+use crate::runtime::world;
 use std::ffi::{c_int, c_long};
 
 const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE;
@@ -23,7 +24,7 @@ const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOS
 unsafe fn create(
     call: &'static str,
     slot: Option<usize>,
-    options: c_long,
+    options: Program<c_long>,
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
     if ctx.is_null() {
@@ -45,7 +46,11 @@ unsafe fn create(
 ///
 /// # Safety
 /// `ctx` must be NULL or writable.
-pub unsafe fn ctx_create(call: &'static str, options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
+pub unsafe fn ctx_create(
+    call: &'static str,
+    options: Program<c_long>,
+    ctx: *mut shmem_ctx_t,
+) -> c_int {
     let _ = world::get(call);
     // SAFETY: forwarded contract.
     unsafe { create(call, Some(WORLD_SLOT), options, ctx) }
@@ -58,7 +63,7 @@ pub unsafe fn ctx_create(call: &'static str, options: c_long, ctx: *mut shmem_ct
 pub unsafe fn team_create_ctx(
     call: &'static str,
     team: shmem_team_t,
-    options: c_long,
+    options: Program<c_long>,
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
     let _ = world::get(call);

@@ -22,6 +22,7 @@ use crate::collectives::barrier;
 use crate::fatal;
 use crate::runtime::error::say;
 use crate::runtime::heap::{MIN_ALIGN, Place};
+use crate::runtime::personality::Program;
 use crate::runtime::world::{self, Seg, World};
 use crate::transport::shm;
 use std::ffi::{c_int, c_long, c_void};
@@ -191,7 +192,7 @@ pub fn malloc(call: &'static str, size: usize) -> *mut c_void {
 
 /// `shmem_malloc_with_hints`: the hints describe use, not placement; every block suits every use
 /// on this route.
-pub fn malloc_with_hints(call: &'static str, size: usize, hints: c_long) -> *mut c_void {
+pub fn malloc_with_hints(call: &'static str, size: usize, hints: Program<c_long>) -> *mut c_void {
     let _ = crate::runtime::personality::malloc_hints(call, hints);
     allocate(call, size, MIN_ALIGN)
 }

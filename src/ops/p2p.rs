@@ -26,6 +26,7 @@ use crate::fatal;
 use crate::runtime::constants::{
     SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT, SHMEM_CMP_NE,
 };
+use crate::runtime::personality::Program;
 use crate::runtime::world;
 use crate::transport::shm::Word;
 use std::cell::Cell;
@@ -67,7 +68,7 @@ pub(crate) enum Cmp {
 impl Cmp {
     /// The comparison `cmp` names, or the error naming the call.
     #[inline(always)]
-    pub(crate) fn parse(call: &'static str, cmp: c_int) -> Cmp {
+    pub(crate) fn parse(call: &'static str, cmp: Program<c_int>) -> Cmp {
         match crate::runtime::personality::cmp(call, cmp) {
             SHMEM_CMP_EQ => Cmp::Eq,
             SHMEM_CMP_NE => Cmp::Ne,
@@ -75,7 +76,7 @@ impl Cmp {
             SHMEM_CMP_LE => Cmp::Le,
             SHMEM_CMP_LT => Cmp::Lt,
             SHMEM_CMP_GE => Cmp::Ge,
-            _ => bad_cmp(call, cmp),
+            _ => bad_cmp(call, cmp.0),
         }
     }
 
@@ -190,7 +191,7 @@ pub(crate) fn wait_value<T: Ivar>(
 }
 
 /// `shmem_wait_until` family: returns when `ivar` satisfies `cmp` against `cmp_value`.
-pub fn wait_until<T: Ivar>(call: &'static str, ivar: *mut T, cmp: c_int, cmp_value: T) {
+pub fn wait_until<T: Ivar>(call: &'static str, ivar: *mut T, cmp: Program<c_int>, cmp_value: T) {
     wait_value(call, "ivar", ivar, Cmp::parse(call, cmp), cmp_value);
 }
 
@@ -201,7 +202,7 @@ pub fn wait<T: Ivar>(call: &'static str, ivar: *mut T, cmp_value: T) {
 }
 
 /// `shmem_test` family: 1 if `ivar` satisfies `cmp` against `cmp_value` now, else 0.
-pub fn test<T: Ivar>(call: &'static str, ivar: *mut T, cmp: c_int, cmp_value: T) -> c_int {
+pub fn test<T: Ivar>(call: &'static str, ivar: *mut T, cmp: Program<c_int>, cmp_value: T) -> c_int {
     let cmp = Cmp::parse(call, cmp);
     let p = local(call, "ivar", ivar, 1);
     cmp.holds(read::<T>(p, 0), cmp_value) as c_int
@@ -298,7 +299,7 @@ impl<T: Ivar> Set<'_, T> {
         ivars: *mut T,
         nelems: usize,
         status: *const c_int,
-        cmp: c_int,
+        cmp: Program<c_int>,
         against: Result<T, *const T>,
     ) -> Set<'a, T> {
         let cmp = Cmp::parse(call, cmp);
@@ -476,7 +477,7 @@ pub unsafe fn wait_until_all<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) {
     // SAFETY: forwarded contract.
@@ -492,7 +493,7 @@ pub unsafe fn wait_until_all_vector<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) {
     // SAFETY: forwarded contract.
@@ -508,7 +509,7 @@ pub unsafe fn test_all<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) -> c_int {
     // SAFETY: forwarded contract.
@@ -524,7 +525,7 @@ pub unsafe fn test_all_vector<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) -> c_int {
     // SAFETY: forwarded contract.
@@ -541,7 +542,7 @@ pub unsafe fn wait_until_any<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -557,7 +558,7 @@ pub unsafe fn wait_until_any_vector<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -573,7 +574,7 @@ pub unsafe fn test_any<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -589,7 +590,7 @@ pub unsafe fn test_any_vector<T: Ivar>(
     ivars: *mut T,
     nelems: usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -607,7 +608,7 @@ pub unsafe fn wait_until_some<T: Ivar>(
     nelems: usize,
     indices: *mut usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -624,7 +625,7 @@ pub unsafe fn wait_until_some_vector<T: Ivar>(
     nelems: usize,
     indices: *mut usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -641,7 +642,7 @@ pub unsafe fn test_some<T: Ivar>(
     nelems: usize,
     indices: *mut usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
     // SAFETY: forwarded contract.
@@ -658,7 +659,7 @@ pub unsafe fn test_some_vector<T: Ivar>(
     nelems: usize,
     indices: *mut usize,
     status: *const c_int,
-    cmp: c_int,
+    cmp: Program<c_int>,
     cmp_values: *const T,
 ) -> usize {
     // SAFETY: forwarded contract.

@@ -3,7 +3,8 @@
 use crate::fatal;
 use crate::runtime::constants::{SHMEM_MAX_NAME_LEN, SHMEM_THREAD_MULTIPLE, SHMEM_THREAD_SINGLE};
 use crate::runtime::error::{ABORTING, abort_job, say};
-use crate::runtime::{personality, startup, world};
+use crate::runtime::personality::{self, Program};
+use crate::runtime::{startup, world};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -86,7 +87,11 @@ pub fn init(call: &'static str) {
 ///
 /// # Safety
 /// `provided` must be NULL or writable.
-pub unsafe fn init_thread(call: &'static str, requested: c_int, provided: *mut c_int) -> c_int {
+pub unsafe fn init_thread(
+    call: &'static str,
+    requested: Program<c_int>,
+    provided: *mut c_int,
+) -> c_int {
     personality::select(call);
     let requested = personality::thread_level_in(requested);
     let level = requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);

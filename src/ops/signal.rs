@@ -21,6 +21,7 @@ use super::{enter_pe, p2p, rma};
 use crate::fatal;
 use crate::runtime::constants::{SHMEM_SIGNAL_ADD, SHMEM_SIGNAL_SET};
 use crate::runtime::handle::shmem_ctx_t;
+use crate::runtime::personality::Program;
 use crate::runtime::remote::{self, Rmw};
 use crate::runtime::world::World;
 use crate::transport::shm;
@@ -68,13 +69,13 @@ unsafe fn put_then_signal<T: Copy>(
     nelems: usize,
     sig_addr: *mut u64,
     signal: u64,
-    sig_op: c_int,
+    sig_op: Program<c_int>,
     pe: c_int,
 ) {
     let op = match crate::runtime::personality::sig_op(call, sig_op) {
         SHMEM_SIGNAL_SET => SigOp::Set,
         SHMEM_SIGNAL_ADD => SigOp::Add,
-        _ => bad_sig_op(call, sig_op),
+        _ => bad_sig_op(call, sig_op.0),
     };
     let (w, world_pe) = enter_pe(call, ctx, pe);
     let target = signal_word(w, call, ctx, sig_addr, world_pe);
@@ -108,7 +109,7 @@ pub unsafe fn put_signal<T: Copy>(
     nelems: usize,
     sig_addr: *mut u64,
     signal: u64,
-    sig_op: c_int,
+    sig_op: Program<c_int>,
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
@@ -133,7 +134,7 @@ pub unsafe fn put_signal_nbi<T: Copy>(
     nelems: usize,
     sig_addr: *mut u64,
     signal: u64,
-    sig_op: c_int,
+    sig_op: Program<c_int>,
     pe: c_int,
 ) {
     // SAFETY: forwarded contract.
@@ -167,7 +168,12 @@ pub fn set(call: &'static str, ctx: shmem_ctx_t, sig_addr: *mut u64, signal: u64
 
 /// `shmem_signal_wait_until`: waits until this PE's `sig_addr` satisfies `cmp` against
 /// `cmp_value`, returns the value that did.
-pub fn wait_until(call: &'static str, sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
+pub fn wait_until(
+    call: &'static str,
+    sig_addr: *mut u64,
+    cmp: Program<c_int>,
+    cmp_value: u64,
+) -> u64 {
     p2p::wait_value(
         call,
         "sig_addr",

@@ -16,7 +16,7 @@ use crate::collectives::{Group, Sync};
 use crate::fatal;
 use crate::runtime::constants::{SHMEM_TEAM_NUM_CONTEXTS, shmem_team_config_t};
 use crate::runtime::handle::{self, SHARED_SLOT, shmem_team_t};
-use crate::runtime::personality;
+use crate::runtime::personality::{self, Program};
 use crate::runtime::team::{Members, Team};
 use crate::runtime::world::{self, World};
 use crate::transport::shm::control::TEAM_SLOTS;
@@ -45,7 +45,7 @@ pub fn team_n_pes(call: &'static str, team: shmem_team_t) -> c_int {
 pub unsafe fn team_get_config(
     call: &'static str,
     team: shmem_team_t,
-    config_mask: c_long,
+    config_mask: Program<c_long>,
     config: *mut shmem_team_config_t,
 ) -> c_int {
     let _ = world::get(call);
@@ -120,7 +120,7 @@ pub fn team_ptr(
 unsafe fn num_contexts(
     call: &'static str,
     config: *const shmem_team_config_t,
-    mask: c_long,
+    mask: Program<c_long>,
 ) -> Option<c_int> {
     let mask = personality::team_mask(call, mask);
     if mask & !SHMEM_TEAM_NUM_CONTEXTS != 0 {
@@ -232,7 +232,7 @@ pub unsafe fn team_split_strided(
     stride: c_int,
     size: c_int,
     config: *const shmem_team_config_t,
-    config_mask: c_long,
+    config_mask: Program<c_long>,
     new_team: *mut shmem_team_t,
 ) -> c_int {
     let w = world::get(call);
@@ -271,10 +271,10 @@ pub unsafe fn team_split_2d(
     parent_team: shmem_team_t,
     xrange: c_int,
     xaxis_config: *const shmem_team_config_t,
-    xaxis_mask: c_long,
+    xaxis_mask: Program<c_long>,
     xaxis_team: *mut shmem_team_t,
     yaxis_config: *const shmem_team_config_t,
-    yaxis_mask: c_long,
+    yaxis_mask: Program<c_long>,
     yaxis_team: *mut shmem_team_t,
 ) -> c_int {
     let w = world::get(call);

@@ -879,6 +879,8 @@ struct Uses {
     /// Element types of `crate::ops` the shells name.
     op_types: BTreeSet<&'static str>,
     fortran: bool,
+    /// A shell wraps an argument in `Program` (the op takes a value of the program's header).
+    program: bool,
 }
 
 /// The element types defined in `crate::ops` that a family may name.
@@ -945,6 +947,10 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
                 (format!("{ptr} {e}"), p.clone())
             }
             Arg::Value => (format!("*const {}", elem()?), format!("*{p}")),
+            Arg::Int if op_type.starts_with("Program<") => {
+                uses.program = true;
+                ("*const c_int".into(), format!("Program(*{p})"))
+            }
             Arg::Int => ("*const c_int".into(), format!("*{p}")),
             Arg::Count => {
                 uses.fortran = true;
@@ -1062,6 +1068,9 @@ pub fn module(ops_dir: &Path, module: &str, routines: &[&Routine]) -> Result<Str
     }
     if uses.ctx {
         writeln!(s, "use crate::runtime::handle::SHMEM_CTX_DEFAULT;").unwrap();
+    }
+    if uses.program {
+        writeln!(s, "use crate::runtime::personality::Program;").unwrap();
     }
     if !uses.ffi.is_empty() {
         let f: Vec<&str> = uses.ffi.iter().copied().collect();

@@ -19,6 +19,8 @@ struct Uses {
     ops: BTreeSet<String>,
     /// Element types defined in `crate::ops` (`Bits128`, `LongDouble`, ...).
     elems: BTreeSet<&'static str>,
+    /// A shell wraps an argument in `Program` (the op takes a value of the program's header).
+    program: bool,
 }
 
 impl Uses {
@@ -118,6 +120,10 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
                         uses.note(e);
                     }
                     args.push(format!("{pname}.cast::<{elem}>()"));
+                } else if ptype.starts_with("Program<") {
+                    // A value in the program's header's encoding: only the personality reads it.
+                    uses.program = true;
+                    args.push(format!("Program({pname})"));
                 } else {
                     args.push(pname.clone());
                 }
@@ -226,6 +232,9 @@ pub fn module(ops_dir: &Path, module: &str, funcs: &[&Func]) -> Result<Module, S
     if !uses.handle.is_empty() {
         let h: Vec<&str> = uses.handle.iter().copied().collect();
         writeln!(s, "use crate::runtime::handle::{{{}}};", h.join(", ")).unwrap();
+    }
+    if uses.program {
+        writeln!(s, "use crate::runtime::personality::Program;").unwrap();
     }
     if !uses.ffi.is_empty() {
         let f: Vec<&str> = uses.ffi.iter().copied().collect();

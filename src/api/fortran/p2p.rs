@@ -12,11 +12,12 @@
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 use crate::ops::p2p;
+use crate::runtime::personality::Program;
 use std::ffi::c_int;
 
 shell!(shmem_int4_wait_, pshmem_int4_wait_, (ivar: *mut i32, cmp_value: *const i32), unsafe p2p::wait("shmem_int4_wait", ivar, *cmp_value));
 shell!(shmem_int8_wait_, pshmem_int8_wait_, (ivar: *mut i64, cmp_value: *const i64), unsafe p2p::wait("shmem_int8_wait", ivar, *cmp_value));
-shell!(shmem_int4_wait_until_, pshmem_int4_wait_until_, (ivar: *mut i32, cmp: *const c_int, cmp_value: *const i32), unsafe p2p::wait_until("shmem_int4_wait_until", ivar, *cmp, *cmp_value));
-shell!(shmem_int8_wait_until_, pshmem_int8_wait_until_, (ivar: *mut i64, cmp: *const c_int, cmp_value: *const i64), unsafe p2p::wait_until("shmem_int8_wait_until", ivar, *cmp, *cmp_value));
+shell!(shmem_int4_wait_until_, pshmem_int4_wait_until_, (ivar: *mut i32, cmp: *const c_int, cmp_value: *const i32), unsafe p2p::wait_until("shmem_int4_wait_until", ivar, Program(*cmp), *cmp_value));
+shell!(shmem_int8_wait_until_, pshmem_int8_wait_until_, (ivar: *mut i64, cmp: *const c_int, cmp_value: *const i64), unsafe p2p::wait_until("shmem_int8_wait_until", ivar, Program(*cmp), *cmp_value));
 shell!(shmem_wait_, pshmem_wait_, (ivar: *mut c_int, cmp_value: *const c_int), unsafe p2p::wait("shmem_wait", ivar, *cmp_value));
-shell!(shmem_wait_until_, pshmem_wait_until_, (ivar: *mut c_int, cmp: *const c_int, cmp_value: *const c_int), unsafe p2p::wait_until("shmem_wait_until", ivar, *cmp, *cmp_value));
+shell!(shmem_wait_until_, pshmem_wait_until_, (ivar: *mut c_int, cmp: *const c_int, cmp_value: *const c_int), unsafe p2p::wait_until("shmem_wait_until", ivar, Program(*cmp), *cmp_value));

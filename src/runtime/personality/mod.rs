@@ -25,6 +25,17 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 pub use tables::{Personality, Predefined};
 
+/// A value the program passed, in its header's encoding: a `SHMEM_CMP_*`, a `SHMEM_SIGNAL_*`,
+/// context options, a team configuration mask, allocation hints, a requested thread level. The
+/// generated C shells wrap the argument (an op that takes `Program<_>` gets `Program(arg)`), and
+/// only the functions of this module read it, translating by the active personality. The
+/// library's own code never builds one: its comparisons and options are its own types
+/// (`ops::p2p::Cmp`, ...), so passing rshmem's constant where the program's value belongs does not
+/// compile, and `Program(` outside `src/api/` is what to look for in review.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct Program<T>(pub T);
+
 /// The ABI marker: `shmem.h` makes every object compiled with it refer to this symbol, so that
 /// [`detect`] knows those objects carry rshmem's values (docs/ABI.md). Its value is the marker's
 /// version; nothing reads it.
@@ -92,7 +103,7 @@ pub fn select(call: &'static str) {
 
 /// The rshmem comparison that `cmp` (a `SHMEM_CMP_*` of the program's header) means.
 #[inline(always)]
-pub fn cmp(call: &'static str, cmp: c_int) -> c_int {
+pub fn cmp(call: &'static str, Program(cmp): Program<c_int>) -> c_int {
     if native() {
         cmp
     } else {
@@ -102,7 +113,7 @@ pub fn cmp(call: &'static str, cmp: c_int) -> c_int {
 
 /// The rshmem signal operator that `sig_op` means.
 #[inline(always)]
-pub fn sig_op(call: &'static str, sig_op: c_int) -> c_int {
+pub fn sig_op(call: &'static str, Program(sig_op): Program<c_int>) -> c_int {
     if native() {
         sig_op
     } else {
@@ -112,7 +123,7 @@ pub fn sig_op(call: &'static str, sig_op: c_int) -> c_int {
 
 /// The rshmem context options that `options` means.
 #[inline(always)]
-pub fn ctx_options(call: &'static str, options: c_long) -> c_long {
+pub fn ctx_options(call: &'static str, Program(options): Program<c_long>) -> c_long {
     if native() {
         options
     } else {
@@ -128,7 +139,7 @@ pub fn ctx_options(call: &'static str, options: c_long) -> c_long {
 
 /// The rshmem team configuration mask that `mask` (`SHMEM_TEAM_*` bits) means.
 #[inline(always)]
-pub fn team_mask(call: &'static str, mask: c_long) -> c_long {
+pub fn team_mask(call: &'static str, Program(mask): Program<c_long>) -> c_long {
     if native() {
         mask
     } else {
@@ -144,7 +155,7 @@ pub fn team_mask(call: &'static str, mask: c_long) -> c_long {
 
 /// The rshmem allocation hints that `hints` means.
 #[inline(always)]
-pub fn malloc_hints(call: &'static str, hints: c_long) -> c_long {
+pub fn malloc_hints(call: &'static str, Program(hints): Program<c_long>) -> c_long {
     if native() {
         hints
     } else {
@@ -160,7 +171,7 @@ pub fn malloc_hints(call: &'static str, hints: c_long) -> c_long {
 
 /// The rshmem thread level that `level` (a requested `SHMEM_THREAD_*`) means. A level the header
 /// does not define is passed on: `shmem_init_thread` clamps it, as for native programs.
-pub fn thread_level_in(level: c_int) -> c_int {
+pub fn thread_level_in(Program(level): Program<c_int>) -> c_int {
     tables::lookup(active().thread, level as i64).map_or(level, |k| tables::as_int(k.native))
 }
 
