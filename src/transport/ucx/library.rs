@@ -200,7 +200,7 @@ mod tests {
         std::fs::write(pip.join("libucp.so"), b"").unwrap();
         let missing = root.join("missing");
         let s = settings("", &format!("{}:{}:", search.display(), missing.display()));
-        let (list, absent) = candidates(&s, &[pip.clone()]);
+        let (list, absent) = candidates(&s, std::slice::from_ref(&pip));
         assert_eq!(
             list,
             [
