@@ -90,7 +90,7 @@ pub(crate) fn about(ucx_lib: &str, ucx_search: &str) -> Vec<(String, String)> {
 /// whose contents the caller saved), used by nothing else during the call; the memory is kept
 /// for the life of the process and accessed locally only as shared memory.
 pub(crate) unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
-    ucx::library::load().map_err(Error::new)?;
+    ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
     // SAFETY: forwarded contract.
     Ok(unsafe { ucx::Local::allocate(base, len) }?)
 }
@@ -387,7 +387,7 @@ impl Remote {
     ) -> Result<Remote> {
         // The network's first use loads its library; no library is the job's stop, with what was
         // tried and how to get one.
-        ucx::library::load().map_err(Error::new)?;
+        ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
         // SAFETY: forwarded contract.
         unsafe { <ucx::Network as Network>::connect(segments, lanes, exchange) }.map(Remote::Ucx)
     }

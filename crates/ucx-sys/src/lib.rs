@@ -191,12 +191,14 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// The libraries a libucp needs before it, in the order UCX's own loaders open them (libucs
-/// first: libucm uses its symbols without naming it as a dependency), each as its soname or as the
-/// unversioned name some packagings ship.
+/// The libraries a libucp needs, opened before it from its directory, each as its soname or as the
+/// unversioned name a wheel (no symbolic links) may ship alone. In dependency order: libucs needs
+/// libucm (by soname, which the opened file then answers), libuct and libucp need libucs. libucm
+/// calls back into libucs without naming it as a dependency, hence `RTLD_LAZY` for these: its
+/// calls are bound when made, once libucs is loaded.
 const SIBLINGS: &[[&str; 2]] = &[
-    ["libucs.so.0", "libucs.so"],
     ["libucm.so.0", "libucm.so"],
+    ["libucs.so.0", "libucs.so"],
     ["libuct.so.0", "libuct.so"],
 ];
 
@@ -205,7 +207,8 @@ const SIBLINGS: &[[&str; 2]] = &[
 /// the UCX libraries beside it (libucs, libucm, libuct) are opened first, from that directory, so
 /// that a libucp outside the loader's path (a pip-installed UCX) finds its own. Without a `/` it
 /// is a name the dynamic loader looks up (`libucp.so.0`: `LD_LIBRARY_PATH`, the loaded module,
-/// the system). Everything is opened `RTLD_NOW | RTLD_GLOBAL` (as if linked) and never closed.
+/// the system). libucp is opened `RTLD_NOW | RTLD_GLOBAL` (as if linked; its siblings
+/// `RTLD_LAZY`, see [`SIBLINGS`]), and nothing is ever closed.
 ///
 /// A candidate that does not open is skipped; the first that opens decides: if it is older than
 /// [`MINIMUM_VERSION`] or lacks a function, that is the error, naming the file.
@@ -258,7 +261,7 @@ fn open_siblings(libucp: &Path) {
         };
         // SAFETY: a NUL-terminated path of a UCX library; kept open for the life of the process.
         // A failure is left for the dlopen of libucp to report.
-        unsafe { libc::dlopen(c_file.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        unsafe { libc::dlopen(c_file.as_ptr(), libc::RTLD_LAZY | libc::RTLD_GLOBAL) };
     }
 }
 

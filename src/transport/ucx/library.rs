@@ -122,38 +122,63 @@ fn candidates(settings: &Settings, pip: &[PathBuf]) -> (Vec<String>, Vec<PathBuf
     (list, absent)
 }
 
+/// A failed load: what was asked, what the loader said, which fallback directories were absent.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    settings: Settings,
+    error: ucx_sys::LoadError,
+    absent: Vec<PathBuf>,
+}
+
+impl Failure {
+    /// The message: `lead`, what was tried and why each failed, and how to get a UCX.
+    fn text(&self, lead: &str) -> String {
+        let mut text = format!("{lead}{}", self.error);
+        if !self.settings.lib.trim().is_empty() {
+            text.push_str("\n  (SHMEM_UCX_LIB is set: nothing else is tried)");
+        } else if !self.absent.is_empty() {
+            let dirs: Vec<String> = self
+                .absent
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect();
+            text.push_str(&format!(
+                "\n  (not there, so not tried: {}; SHMEM_UCX_SEARCH adds directories)",
+                dirs.join(", ")
+            ));
+        }
+        let (major, minor) = ucx_sys::MINIMUM_VERSION;
+        text.push_str(&format!(
+            "\nrshmem needs UCX {major}.{minor} or newer; {HOW_TO_GET_ONE}"
+        ));
+        text
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            &self.text("this job needs UCX (a PE on another node, or SHMEM_TRANSPORT=ucx), and "),
+        )
+    }
+}
+
 /// Loads UCX (once; later calls return the loaded one), or says what was tried and how to get one.
-pub(crate) fn load() -> Result<&'static ucx_sys::Library, String> {
+pub(crate) fn load() -> Result<&'static ucx_sys::Library, Failure> {
     if let Some(library) = ucx_sys::loaded() {
         return Ok(library);
     }
     let settings = settings();
     let (list, absent) = candidates(&settings, &pip_directories());
-    ucx_sys::load(&list).map_err(|e| explain(&settings, &e, &absent))
-}
-
-/// The message of a failed load.
-fn explain(settings: &Settings, e: &ucx_sys::LoadError, absent: &[PathBuf]) -> String {
-    let mut text =
-        format!("this job needs UCX (a PE on another node, or SHMEM_TRANSPORT=ucx), and {e}");
-    if !settings.lib.trim().is_empty() {
-        text.push_str("\n  (SHMEM_UCX_LIB is set: nothing else is tried)");
-    } else if !absent.is_empty() {
-        let dirs: Vec<String> = absent.iter().map(|d| d.display().to_string()).collect();
-        text.push_str(&format!(
-            "\n  (not there, so not tried: {}; SHMEM_UCX_SEARCH adds directories)",
-            dirs.join(", ")
-        ));
-    }
-    let (major, minor) = ucx_sys::MINIMUM_VERSION;
-    text.push_str(&format!(
-        "\nrshmem needs UCX {major}.{minor} or newer; {HOW_TO_GET_ONE}"
-    ));
-    text
+    ucx_sys::load(&list).map_err(|error| Failure {
+        settings,
+        error,
+        absent,
+    })
 }
 
 /// What `oshinfo` says: the UCX the route would use (loading it, as the first use of the network
-/// does) or why there is none.
+/// does): its version and file; or "none" and, on one line, what was tried and how to get one.
 pub(crate) fn describe() -> (String, String) {
     match load() {
         Ok(library) => {
@@ -163,7 +188,13 @@ pub(crate) fn describe() -> (String, String) {
                 library.path().to_string(),
             )
         }
-        Err(why) => ("none".to_string(), why.replace('\n', " ")),
+        Err(failure) => (
+            "none".to_string(),
+            failure
+                .text("none: PEs on other nodes cannot be reached; ")
+                .replace("\n  ", " ")
+                .replace('\n', "; "),
+        ),
     }
 }
 
@@ -225,16 +256,33 @@ mod tests {
 
     #[test]
     fn a_failed_load_says_what_was_tried_and_how_to_get_one() {
-        let e = ucx_sys::LoadError::NotFound(vec![ucx_sys::Attempt {
-            name: "/nonexistent/libucp.so.0".into(),
-            why: "cannot open shared object file: No such file or directory".into(),
-        }]);
-        let text = explain(&settings("/nonexistent/libucp.so.0", ""), &e, &[]);
-        assert!(text.starts_with("this job needs UCX (a PE on another node, or SHMEM_TRANSPORT=ucx), and no UCX library could be loaded"));
-        assert!(text.contains("/nonexistent/libucp.so.0: cannot open"));
+        let failure = Failure {
+            settings: settings("/nonexistent/libucp.so.0", ""),
+            error: ucx_sys::LoadError::NotFound(vec![ucx_sys::Attempt {
+                name: "/nonexistent/libucp.so.0".into(),
+                why: "cannot open shared object file: No such file or directory".into(),
+            }]),
+            absent: Vec::new(),
+        };
+        let text = failure.to_string();
+        assert!(text.starts_with(
+            "this job needs UCX (a PE on another node, or SHMEM_TRANSPORT=ucx), and no UCX \
+             library could be loaded; tried:\n  /nonexistent/libucp.so.0: cannot open"
+        ));
         assert!(text.contains("SHMEM_UCX_LIB is set"));
         assert!(text.contains("apt-get install libucx0"));
         assert!(text.contains("pip install libucx-cu12"));
         assert!(text.contains("module"));
+        // The fallback directories that are not there are named.
+        let failure = Failure {
+            settings: settings("", ""),
+            absent: vec![PathBuf::from("/x/libucx/lib")],
+            ..failure
+        };
+        assert!(
+            failure
+                .to_string()
+                .contains("(not there, so not tried: /x/libucx/lib; SHMEM_UCX_SEARCH")
+        );
     }
 }
