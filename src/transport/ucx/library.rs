@@ -174,11 +174,14 @@ pub(crate) fn load() -> Result<&'static ucx_sys::Library, Failure> {
     }
     let settings = settings();
     let (list, absent) = candidates(&settings, &pip_directories());
-    ucx_sys::load(&list).map_err(|error| Failure {
+    let library = ucx_sys::load(&list).map_err(|error| Failure {
         settings,
         error,
         absent,
-    })
+    })?;
+    let (major, minor, release) = library.version();
+    tracing::info!(target: "rshmem::ucx", "UCX {major}.{minor}.{release} loaded from {}", library.path());
+    Ok(library)
 }
 
 /// What `oshinfo` says: the UCX the route would use (loading it, as the first use of the network
