@@ -142,7 +142,8 @@ const IN_PLACE_FROM: usize = 2048;
 /// readers before it returns, which in an exchange costs little where every member runs (they are
 /// reading at the same time), and a time slice where PEs share cores. Measured at 2 PEs with the
 /// source rewritten before every call: fcollect and alltoall of 2-8 KiB blocks 0.64-0.96 of the
-/// staged time; at 4 PEs on 2 cores, alltoall of 2 KiB blocks 1.07 (bench/README.md).
+/// staged time; at 4 PEs on 2 cores, alltoall of 2 KiB blocks 1.07 (the bench journal,
+/// 2026-12-03: `git show f57c210:bench/README.md`).
 fn in_place(c: &Coll, len: usize, source: usize, span: usize) -> bool {
     len >= IN_PLACE_FROM && !wait::oversubscribed_node() && c.all_mapped(source, span)
 }
@@ -482,7 +483,8 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
 /// From this many bytes on, an alltoall block for a member that has already posted goes straight
 /// into its destination instead of the scratch area ([`alltoall`]). One copy instead of two; for
 /// smaller blocks the look at each member's post costs more than the copy it saves (128 B blocks
-/// at 8 PEs: 1.03-1.05 of the staged time; bench/README.md).
+/// at 8 PEs: 1.03-1.05 of the staged time; the bench journal, 2026-12-03, night:
+/// `git show f57c210:bench/README.md`).
 const PUSH_FROM: usize = 512;
 
 /// `alltoall`: block `me` of member `i`'s source into block `i` of this member's `dest`.

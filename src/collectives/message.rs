@@ -66,9 +66,10 @@ pub const LARGEST: usize = 4 << 20;
 /// reader has taken every earlier message, then the reader waits a one-way trip for the next),
 /// which one call in 64 paid at every level of the tree. Four PEs over TCP on two cores, 8-byte
 /// broadcasts: 0.75 of the time with one handshake in 1024 or 4096 calls, 0.9 with one in 256
-/// (`bench/README.md`). Why not one for every large message (above 16 KiB until 2026-12-05):
-/// the same drain on every call, at 2 PEs over TCP half of a broadcast's time at 64 KiB and a
-/// fifth at 256 KiB (bench/README.md, "Large broadcasts without a handshake a call").
+/// (the bench journal, 2026-12-04, afternoon: `git show f57c210:bench/README.md`). Why not one
+/// for every large message (above 16 KiB until 2026-12-05): the same drain on every call, at 2 PEs
+/// over TCP half of a broadcast's time at 64 KiB and a fifth at 256 KiB (the same journal,
+/// "Large broadcasts without a handshake a call", 2026-12-05).
 pub const RUN_AHEAD: u64 = 8 << 20;
 
 /// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them

@@ -12,10 +12,10 @@
 //!
 //! Why: the flat algorithm over the network is a barrier to enter (every destination free), a get
 //! from every member and a barrier to leave (nobody reads a source any more): over TCP, at 2 PEs,
-//! 56 us for 8-byte blocks where this takes 15, at 4 PEs on 2 cores 586 us against 67
-//! (bench/README.md). A message carries its blocks and the word that they are there at once, and
-//! the receiver copies them into its node's destinations inside its own call, so no member needs
-//! another's leave.
+//! 56 us for 8-byte blocks where this takes 15, at 4 PEs on 2 cores 586 us against 67 (the bench
+//! journal, 2026-12-04, evening: `git show f57c210:bench/README.md`). A message carries its blocks
+//! and the word that they are there at once, and the receiver copies them into its node's
+//! destinations inside its own call, so no member needs another's leave.
 //!
 //! Invariants: every member decides to take this path from the call's arguments and the node table
 //! alone ([`plan`]), the same on every member, and starts the same one signal set and asks for the
@@ -51,9 +51,10 @@ const PER_CALL: usize = 8 << 20;
 /// The largest message a leader of several members packs and unpacks: each block is copied twice
 /// on one core while the members wait, which pays only while the blocks are small (2 hosts of 4
 /// PEs, blocks of 32 and 64 KiB, 1 MiB messages: 1.3 to 3.8 times the flat algorithm's time;
-/// bench/README.md). Below the rendezvous threshold of the messages' context (256 KiB,
-/// `transport::ucx::signals::SETTINGS`). A lone member sends from its source and receives into
-/// its destination, and its messages may be as large as [`PER_CALL`] allows.
+/// the bench journal, 2026-12-04, night: `git show f57c210:bench/README.md`). Below the
+/// rendezvous threshold of the messages' context (256 KiB, `transport::ucx::signals::SETTINGS`).
+/// A lone member sends from its source and receives into its destination, and its messages may be
+/// as large as [`PER_CALL`] allows.
 const PACKED: usize = 128 << 10;
 
 /// How the blocks lie: `nelems` elements of `T` a block, `sst` elements apart in a source and

@@ -54,7 +54,8 @@ pub const RING_LEADERS: usize = 4;
 
 /// The smallest chunk (bytes per leader) for which this path takes a broadcast or reduction: below
 /// it the `2 (L - 1)` messages cost more than the tree's `ceil(log2 L) - 2` extra copies of the
-/// data on the busiest link (measured under `scripts/netns-hosts`, bench/README.md).
+/// data on the busiest link (measured under `scripts/netns-hosts`: the bench journal,
+/// 2026-12-01, "Large messages between nodes", `git show f57c210:bench/README.md`).
 pub const RING_CHUNK: usize = 32 * 1024;
 
 /// Whether a broadcast or reduction of `len` bytes over `leaders` node leaders takes this path.

@@ -546,3 +546,7 @@ mod tests {
         );
     }
 }
+
+/// The table of `docs/guide/environment.md` is rendered from this one and checked against it.
+#[cfg(test)]
+mod env_table;

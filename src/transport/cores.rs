@@ -8,7 +8,8 @@
 //! load balancer does not move a task that ran in the last half millisecond (its cache is warm),
 //! which two PEs yielding to each other always are. On this project's machines (2 cores, a kernel
 //! that packs woken tasks), 2 PEs over UCX's TCP began that way in 1 run in 30 to 40: for 5 to 40
-//! ms each fetching atomic took 170 us instead of 14 (bench/README.md). Open MPI's launcher binds
+//! ms each fetching atomic took 170 us instead of 14 (the bench journal, 2026-12-05, morning:
+//! `git show f57c210:bench/README.md`). Open MPI's launcher binds
 //! each PE to a core at 2 PEs and never sees it; the library cannot bind (threads the program
 //! starts, OpenMP's, inherit the binding of the thread that starts them).
 //!
