@@ -119,7 +119,7 @@ const CONTENDED_FOR: Duration = Duration::from_millis(20);
 /// these virtual machines took 10-50 us (a mean of 17 us for a ring 0.75 ms ahead, set every 0.5
 /// ms), against 1.5-2.5 us for a ring 5 ms ahead. With the former default, 0.75 ms, one barrier or
 /// round trip in 25-40 paid it: over TCP at 2 PEs their p99 was twice OSHMEM's and their mean 4-8%
-/// above it; with 5 ms both are OSHMEM's (bench/README.md). The price: a PE that begins computing
+/// above it; with 5 ms both are OSHMEM's (the bench journal, 2026-12-03: `git show f57c210:bench/README.md`). The price: a PE that begins computing
 /// is answered by its progress thread after 5 ms instead of 0.8 (a peer's first get), which
 /// OSHMEM, with no progress thread, never does.
 #[derive(Clone, Copy)]

@@ -42,7 +42,7 @@ use ucx_sys::*;
 /// rendezvous: its data moves once the receiver has posted its receive, straight into the
 /// receiver's buffer. Eagerly, a mebibyte was copied out of UCX's queue of unexpected messages
 /// and a broadcast of it took 1.4-2.7 times OSHMEM's (whose MPI layer uses rendezvous); with
-/// rendezvous, about as long (bench/README.md). Senders of such messages wait for the receiver
+/// rendezvous, about as long (the bench journal, 2026-12-04: `git show f57c210:bench/README.md`). Senders of such messages wait for the receiver
 /// inside the library (`collectives::message`), and every member posts its receive before it
 /// sends, so no two wait for each other. On the messages' endpoints (a context with the tag
 /// feature only) UCX 1.13 opens one lane whatever the rails; with no rail at all its rendezvous
