@@ -106,7 +106,7 @@ pub fn line(me: usize, counts: &[u64; 6], bytes: &[u64; 2]) -> String {
 /// Prints the line of PE `me` to stderr if `on` (`SHMEM_COUNTS`).
 pub fn report(me: usize, on: bool) {
     if on {
-        super::error::say(&line(me, &snapshot(), &bytes()));
+        super::output::say(&line(me, &snapshot(), &bytes()));
     }
 }
 

@@ -15,15 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set once the process is on its way out after an error: nothing may wait on peers any more.
 pub static ABORTING: AtomicBool = AtomicBool::new(false);
 
-/// Writes `text` and a newline to stderr in one `write`. The PEs of a job share one stderr (a
-/// terminal, a file, a launcher's pipe), and `eprintln!` writes the newline apart: two PEs failing
-/// together would print `[PE 1] ...[PE 0] ...` and then two empty lines.
-pub fn say(text: &str) {
-    let mut line = String::with_capacity(text.len() + 1);
-    line.push_str(text);
-    line.push('\n');
-    let _ = std::io::stderr().write_all(line.as_bytes());
-}
+pub use super::output::say;
 
 /// Prints the error and ends the job.
 #[cold]

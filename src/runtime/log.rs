@@ -49,7 +49,7 @@ impl Subscriber for PeSubscriber {
             .unwrap_or(meta.target());
         let mut line = format!("[PE {}] {:<5} {target}: ", self.pe, meta.level());
         event.record(&mut Line(&mut line));
-        super::error::say(&line);
+        super::output::say(&line);
     }
     fn enter(&self, _: &span::Id) {}
     fn exit(&self, _: &span::Id) {}

@@ -17,6 +17,7 @@ pub mod info;
 pub mod log;
 pub mod log_filter;
 pub mod orphan;
+pub mod output;
 pub mod personality;
 pub(crate) mod remote;
 pub mod startup;
