@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
-use ucx_sys::UCS_ERR_INVALID_PARAM;
+use ucx_sys::{UCS_ERR_INVALID_PARAM, UCS_ERR_TIMED_OUT};
 
 /// At most how many requests a lane keeps in flight for the program's non-blocking gets, and for
 /// its non-blocking puts that UCX could not send at once; the one that makes that many waits for
@@ -641,6 +641,28 @@ impl Lane {
             *self.slow_flush.lock().unwrap_or_else(|e| e.into_inner()) = Some(flush);
         }
         Ok(())
+    }
+
+    /// The PEs whose connection failed, asked after an operation of the lane failed without saying
+    /// towards which peer (a worker flush, a get of a quiet): every endpoint is flushed and each
+    /// flush waited for until `deadline`; an endpoint whose flush fails (UCX fails every request
+    /// of an endpoint whose connection broke) names its PE. Endpoint `i` is PE `i`'s.
+    pub fn lost_peers(&self, deadline: Instant) -> Vec<usize> {
+        let flushes: Vec<Result<Request>> = self
+            .peers
+            .iter()
+            .map(|p| p.endpoint.start_flush())
+            .collect();
+        let mut lost = Vec::new();
+        for (pe, flush) in flushes.into_iter().enumerate() {
+            match flush.and_then(|request| request.wait_by(deadline)) {
+                // Still in flight at the deadline: a slow peer, not a broken connection.
+                Err(e) if e.status == UCS_ERR_TIMED_OUT => {}
+                Err(_) => lost.push(pe),
+                Ok(()) => {}
+            }
+        }
+        lost
     }
 
     /// Moves what the worker has queued (sends a full socket held back), without waiting.
