@@ -26,7 +26,9 @@
 // launcher connection down (PMI_FD), as the kernel closes a dying process's sockets before its
 // exit can be collected, has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that saw
 // its connection to the victim fail would, and segfaults 50 ms later: the launcher must report
-// the segfault, the cause, not the abort.
+// the segfault, the cause, not the abort. sleep3: every PE sleeps 3 s (sleep(3)), checks that the
+// sleep lasted its whole time (a hang report asked meanwhile must not cut it short) and
+// finalizes: under `oshrun --timeout 1` the job still exits 124.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -87,6 +89,20 @@ int main(int argc, char **argv)
         }
         for (;;)
             pause();
+    }
+    if (strcmp(fault, "sleep3") == 0) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        unsigned left = sleep(3);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double slept = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        if (left != 0 || slept < 2.99) {
+            fprintf(stderr, "[PE %d] launch_fault: sleep(3) returned after %.2f s (%u s left)\n", me,
+                    slept, left);
+            return 98;
+        }
+        shmem_finalize();
+        return 0;
     }
     long *first = shmem_malloc(8 * sizeof(long));
     long *below = (long *)((char *)first - 4096);

@@ -233,6 +233,28 @@ fn timeout_ends_the_job() {
     assert_nothing_left(&run, pid, &mark);
 }
 
+/// Every PE sleeps 3 s and then finalizes under `--timeout 1`: once oshrun has said the job timed
+/// out it exits 124, whether the PEs end by themselves during the reports or are stopped (it used
+/// to exit 0: the report signal cut their sleeps short and they finished before the stop). Each
+/// PE checks that its sleep lasted 3 s (exit 98 otherwise, which would not change the 124).
+#[test]
+fn timeout_exits_124_whatever_the_pes_do() {
+    let (run, pid, mark) = fault_job_of(2, "sleep3", &["--timeout", "1"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert!(
+        run.stderr.contains("job timed out after 1 s"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr.contains("sleep(3) returned after"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
 /// Two jobs on the node at once, one of them failing, do not disturb each other.
 #[test]
 fn two_jobs_at_once() {

@@ -127,6 +127,7 @@ struct Job {
     deadline: Option<Instant>,
     timeout_secs: f64,
     /// Set when the timeout has fired: the PEs print their reports until then, then the stop.
+    /// From then on the job's exit status is [`EXIT_TIMEOUT`], whatever the PEs do.
     reports_until: Option<Instant>,
 }
 
@@ -291,6 +292,11 @@ impl Job {
         for pe in &mut self.pes {
             drain(&mut pe.stdout, &mut io::stdout());
             drain(&mut pe.stderr, &mut io::stderr());
+        }
+        if self.reports_until.is_some() {
+            // Once oshrun has said the job timed out, it did: PEs that end by themselves during
+            // the reports, or fail on the stop, change nothing.
+            return EXIT_TIMEOUT;
         }
         self.exit_code.unwrap_or(0)
     }
