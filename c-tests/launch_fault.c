@@ -8,7 +8,9 @@
 // the launcher must stop them. Before the fault the victim prints `fault-at <ns>` (CLOCK_REALTIME)
 // on stderr, which the tests use to time how fast the job ends. Faults: segv (a real invalid
 // store), kill (SIGKILL to itself), exit3 (exit(3) without shmem_finalize), global_exit (7),
-// early-kill (SIGKILL before shmem_init, while the others wait inside it), hang (every PE sleeps,
+// early-kill (SIGKILL before shmem_init, while the others wait inside it), early-exit0 (returns 0
+// from main before shmem_init, while the others wait inside it), late-init (sleeps 10 s before
+// shmem_init, for the timeout's report of who is in shmem_init), hang (every PE sleeps,
 // for the Ctrl-C and timeout tests), ok (a clean run). Misuses of the library's own memory (the
 // control block below the heap's program range): put-below, get-below and amo-below at 4 KiB below
 // the first shmem_malloc block, iput-negative (an iput from that block with stride -1), each of
@@ -71,6 +73,13 @@ int main(int argc, char **argv)
     const char *fault = argc > 1 ? argv[1] : "ok";
     int victim = argc > 2 ? atoi(argv[2]) : 1;
 
+    if (strcmp(fault, "early-exit0") == 0 && launcher_rank() == victim) {
+        nap_ms(200);
+        announce(victim);
+        return 0;
+    }
+    if (strcmp(fault, "late-init") == 0 && launcher_rank() == victim)
+        nap_ms(10000);
     if (strcmp(fault, "early-kill") == 0 && launcher_rank() == victim) {
         nap_ms(200); /* let the others create their segments and wait in init */
         announce(victim);

@@ -178,6 +178,38 @@ fn killed_during_init() {
     check_fault("early-kill", 137, &["PE 1 (pid", "(SIGKILL)"]);
 }
 
+/// PE 1 returns 0 from main before shmem_init while the others wait in it (in the launcher's
+/// barrier, which can no longer complete): oshrun ends the job naming PE 1 and its exit (the
+/// others used to wait forever).
+#[test]
+fn exit_zero_before_init() {
+    check_fault(
+        "early-exit0",
+        1,
+        &[
+            "oshrun: PE 1 (pid",
+            "exited with code 0 before shmem_init, and PEs 0, 2, 3 wait for it in shmem_init",
+        ],
+    );
+}
+
+/// PE 1 is still asleep before shmem_init when `--timeout 1` fires: the report says which PEs
+/// wait in shmem_init and which has not reached it.
+#[test]
+fn timeout_names_the_pes_in_init() {
+    let (run, pid, mark) = fault_job("late-init", &["--timeout", "1"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert_lines(
+        &run,
+        &[
+            "oshrun: PEs 0, 2, 3 wait in the launcher's barrier (shmem_init, or shmem_finalize) for PE 1",
+            "oshrun: PE 1 has not reached shmem_init",
+        ],
+    );
+    assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
 /// Waits for PE 0 to print `hanging`, sends `signal` to oshrun, checks the job ends.
 fn interrupt(signal: &str, code: i32, name: &str) {
     let b = built();

@@ -224,6 +224,12 @@ fn new_kvsname() -> String {
     format!("oshrun_{}_{nanos:x}", std::process::id())
 }
 
+/// "0, 2, 3".
+fn list(ranks: &[usize]) -> String {
+    let words: Vec<String> = ranks.iter().map(usize::to_string).collect();
+    words.join(", ")
+}
+
 /// "SIGSEGV" for 11.
 fn signal_name(signo: i32) -> &'static str {
     Signal::try_from(signo).map_or("unknown signal", Signal::as_str)
@@ -279,6 +285,7 @@ impl Job {
             if !self.pes.iter().any(Pe::running) {
                 break;
             }
+            self.check_stranded();
             self.check_clocks();
             for source in self.wait() {
                 match source {
@@ -484,7 +491,12 @@ impl Job {
             }
             Exit::Code(code) => {
                 if self.pes.iter().any(Pe::running) {
-                    say!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
+                    let when = if self.server.initialized(rank) {
+                        ""
+                    } else {
+                        " before shmem_init"
+                    };
+                    say!("oshrun: PE {rank} (pid {pid}) exited with code {code}{when}");
                 }
                 self.fail(code);
             }
@@ -552,6 +564,74 @@ impl Job {
         }
     }
 
+    /// Ends the job when PEs wait in the PMI barrier for a PE that has exited without ever
+    /// connecting (it returned or exited before `shmem_init`): that barrier can never complete.
+    /// (A PE that exits with a non-zero status, or after connecting without a finalize, already
+    /// ends the job.)
+    fn check_stranded(&mut self) {
+        if self.stopping.is_some() {
+            return;
+        }
+        let waiting: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| self.server.in_barrier(r))
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        let gone = self.pes.iter().enumerate().find(|(rank, pe)| {
+            matches!(pe.exit, Some(Exit::Code(_))) && !self.server.initialized(*rank)
+        });
+        let Some((rank, pe)) = gone else { return };
+        let code = match pe.exit {
+            Some(Exit::Code(code)) => code,
+            _ => 0,
+        };
+        say!(
+            "oshrun: PE {rank} (pid {}) exited with code {code} before shmem_init, and PE{} {} \
+             wait{} for it in shmem_init: ending the job",
+            pe.pid,
+            if waiting.len() == 1 { "" } else { "s" },
+            list(&waiting),
+            if waiting.len() == 1 { "s" } else { "" },
+        );
+        self.fail(if code == 0 { 1 } else { code });
+    }
+
+    /// Where each PE is as far as oshrun can tell, for the timeout's report: which wait in the
+    /// PMI barrier (in `shmem_init`, or `shmem_finalize`), which have not reached `shmem_init`.
+    fn say_pmi_state(&self) {
+        let running = |r: &usize| self.pes[*r].running();
+        let waiting: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| self.server.in_barrier(r))
+            .filter(running)
+            .collect();
+        let absent: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| !self.server.initialized(r))
+            .filter(running)
+            .collect();
+        if !waiting.is_empty() {
+            let missing: Vec<usize> = (0..self.pes.len())
+                .filter(|&r| !self.server.in_barrier(r))
+                .collect();
+            say!(
+                "oshrun: PE{} {} wait{} in the launcher's barrier (shmem_init, or shmem_finalize) for PE{} {}",
+                if waiting.len() == 1 { "" } else { "s" },
+                list(&waiting),
+                if waiting.len() == 1 { "s" } else { "" },
+                if missing.len() == 1 { "" } else { "s" },
+                list(&missing),
+            );
+        }
+        if !absent.is_empty() {
+            say!(
+                "oshrun: PE{} {} ha{} not reached shmem_init (no PMI connection yet)",
+                if absent.len() == 1 { "" } else { "s" },
+                list(&absent),
+                if absent.len() == 1 { "s" } else { "ve" },
+            );
+        }
+    }
+
     /// Fires the timeout (the PEs' reports, then the stop) and the SIGKILL that follows a stop.
     fn check_clocks(&mut self) {
         let now = Instant::now();
@@ -563,6 +643,7 @@ impl Job {
                 "oshrun: job timed out after {} s; where each PE is:",
                 self.timeout_secs
             );
+            self.say_pmi_state();
             self.ask_reports();
             self.reports_until = Some(now + REPORT_TIME);
         }

@@ -90,6 +90,11 @@ impl Server {
         self.ranks.get(rank).is_some_and(|r| r.finalized)
     }
 
+    /// Whether `rank` waits in the barrier.
+    pub fn in_barrier(&self, rank: usize) -> bool {
+        self.ranks.get(rank).is_some_and(|r| r.in_barrier)
+    }
+
     /// Handles one line (or over-long line) received from `rank`, which must be `< size`.
     pub fn handle_line(&mut self, rank: usize, line: &Line) -> Outcome {
         let bytes = match line {
