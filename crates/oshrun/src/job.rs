@@ -3,7 +3,11 @@
 //!
 //! Everything runs on one thread around one `poll`: a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP,
 //! SIGQUIT are blocked and read from it), oshrun's end of each PE's PMI socket, and with `--tag-output`
-//! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business.
+//! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business. Nothing in the loop
+//! waits for one PE: the PMI sockets are non-blocking, each PE's unread replies are queued up to
+//! [`OUT_MAX`] bytes (a PE past it loses its PMI connection), so a client that floods requests
+//! without reading the replies neither blocks the loop nor delays a signal to oshrun. What a PE
+//! sent is shown escaped (`pmi::escape`), at most [`WARNINGS_MAX`] complaints per PE.
 //!
 //! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
 //! without PMI finalize, or `cmd=abort`, whose code may be 0 for `shmem_global_exit(0)`), the
@@ -68,9 +72,22 @@ const SHM_DIR: &str = "/dev/shm";
 
 /// oshrun's end of one PE's PMI socket.
 struct PmiConn {
+    /// Non-blocking: the loop never waits for one PE.
     stream: UnixStream,
     lines: LineBuffer,
+    /// Replies the PE has not taken yet, at most [`OUT_MAX`] bytes; written when the socket is
+    /// writable.
+    out: Vec<u8>,
+    /// Complaints about this PE's requests shown so far (at most [`WARNINGS_MAX`]).
+    warnings: usize,
 }
+
+/// Most reply bytes a PE may leave unread: a PE that sends requests without reading the replies
+/// (a broken or hostile client) loses its PMI connection past it, instead of blocking oshrun.
+/// rshmem's PEs read each reply before the next request.
+const OUT_MAX: usize = 1 << 20;
+/// Most complaints shown about one PE's requests; then one line says the rest are not.
+const WARNINGS_MAX: usize = 20;
 
 /// One PE output pipe under `--tag-output`.
 struct Tagged<R> {
@@ -167,10 +184,18 @@ pub fn run(opts: &Options) -> i32 {
             Ok(spawned) => job.pes.push(Pe {
                 pid: spawned.pid,
                 exit: None,
-                pmi: Some(PmiConn {
-                    stream: spawned.pmi,
-                    lines: LineBuffer::default(),
-                }),
+                pmi: match spawned.pmi.set_nonblocking(true) {
+                    Ok(()) => Some(PmiConn {
+                        stream: spawned.pmi,
+                        lines: LineBuffer::default(),
+                        out: Vec::new(),
+                        warnings: 0,
+                    }),
+                    Err(e) => {
+                        say!("oshrun: PE {rank}: cannot set up its PMI socket: {e}");
+                        None
+                    }
+                },
                 stdout: spawned.stdout.map(|pipe| Tagged {
                     pipe,
                     tagger: LineTagger::new(rank),
@@ -290,7 +315,10 @@ impl Job {
             for source in self.wait() {
                 match source {
                     Source::Signals => {} // read at the top of the loop
-                    Source::Pmi(rank) => self.read_pmi(rank),
+                    Source::Pmi(rank) => {
+                        self.write_pmi(rank);
+                        self.read_pmi(rank);
+                    }
                     Source::Stdout(rank) => forward(&mut self.pes[rank].stdout, &mut io::stdout()),
                     Source::Stderr(rank) => forward(&mut self.pes[rank].stderr, &mut io::stderr()),
                 }
@@ -334,7 +362,11 @@ impl Job {
         for (rank, pe) in self.pes.iter().enumerate() {
             if let Some(conn) = &pe.pmi {
                 sources.push(Source::Pmi(rank));
-                fds.push(PollFd::new(conn.stream.as_fd(), PollFlags::POLLIN));
+                let mut events = PollFlags::POLLIN;
+                if !conn.out.is_empty() {
+                    events |= PollFlags::POLLOUT;
+                }
+                fds.push(PollFd::new(conn.stream.as_fd(), events));
             }
             if let Some(tagged) = &pe.stdout {
                 sources.push(Source::Stdout(rank));
@@ -701,8 +733,17 @@ impl Job {
     }
 
     fn apply(&mut self, rank: usize, outcome: Outcome) {
-        if let Some(warning) = outcome.warning {
-            say!("oshrun: PE {rank}: {warning}");
+        if let (Some(warning), Some(conn)) = (outcome.warning, self.pes[rank].pmi.as_mut()) {
+            conn.warnings += 1;
+            if conn.warnings <= WARNINGS_MAX {
+                say!("oshrun: PE {rank}: {warning}");
+            }
+            if conn.warnings == WARNINGS_MAX {
+                say!(
+                    "oshrun: PE {rank}: {WARNINGS_MAX} complaints about its PMI requests; \
+                     further ones are not shown"
+                );
+            }
         }
         for (to, line) in outcome.replies {
             self.send(to, &line);
@@ -712,20 +753,56 @@ impl Job {
         }
     }
 
-    /// Sends one reply line to PE `to`; a PE that cannot take it loses its PMI connection.
+    /// Queues one reply line to PE `to` and writes what the socket takes now; a PE that leaves
+    /// more than [`OUT_MAX`] bytes of replies unread loses its PMI connection.
     fn send(&mut self, to: usize, line: &str) {
         let Some(conn) = self.pes.get_mut(to).and_then(|pe| pe.pmi.as_mut()) else {
             return;
         };
-        if let Err(e) = conn.stream.write_all(line.as_bytes()) {
-            let gone = matches!(
-                e.kind(),
-                io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
-            );
-            if !gone && self.stopping.is_none() {
-                say!("oshrun: PE {to}: cannot send a PMI reply ({e}); closing its PMI socket");
+        conn.out.extend_from_slice(line.as_bytes());
+        self.write_pmi(to);
+        let Some(conn) = self.pes[to].pmi.as_ref() else {
+            return;
+        };
+        if conn.out.len() > OUT_MAX {
+            if self.stopping.is_none() {
+                say!(
+                    "oshrun: PE {to}: leaves its PMI replies unread (over {OUT_MAX} bytes); \
+                     closing its PMI socket"
+                );
             }
             self.pes[to].pmi = None;
+        }
+    }
+
+    /// Writes what PE `rank`'s socket takes of its queued replies, without waiting; a PE whose
+    /// socket fails loses its PMI connection.
+    fn write_pmi(&mut self, rank: usize) {
+        let Some(conn) = self.pes[rank].pmi.as_mut() else {
+            return;
+        };
+        while !conn.out.is_empty() {
+            match conn.stream.write(&conn.out) {
+                Ok(0) => break,
+                Ok(n) => {
+                    conn.out.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    let gone = matches!(
+                        e.kind(),
+                        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+                    );
+                    if !gone && self.stopping.is_none() {
+                        say!(
+                            "oshrun: PE {rank}: cannot send a PMI reply ({e}); closing its PMI socket"
+                        );
+                    }
+                    self.pes[rank].pmi = None;
+                    return;
+                }
+            }
         }
     }
 
@@ -740,7 +817,10 @@ impl Job {
         if self.stopping.is_some() {
             return;
         }
-        let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
+        let detail = abort
+            .message
+            .map(|m| format!(": {}", crate::pmi::escape(m.as_bytes())))
+            .unwrap_or_default();
         // Exit code 0 is `shmem_global_exit(0)`: an end, not a failure.
         let verb = if abort.code == 0 { "ended" } else { "aborted" };
         say!(
