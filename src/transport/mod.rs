@@ -322,6 +322,12 @@ pub(crate) trait Network: Sized {
     /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
 
+    /// The PEs whose connection the network found broken (the peer ended, or its host did),
+    /// with the error of each; found while the waits poll, so that a wait for a dead peer ends.
+    fn lost(&self) -> Vec<(usize, Error)> {
+        Vec::new()
+    }
+
     /// Whether `pe`'s raises to this PE arrive apart from the rest (then a wait for one serves
     /// with `signals`, [`Network::serve`]).
     fn raises_apart(&self, pe: usize) -> bool {
@@ -591,6 +597,11 @@ impl Remote {
         wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
     ) -> Result<R> {
         self.receive_messages(&mut [(tag, into)], |test| wait(&mut || test(0)))
+    }
+
+    /// See [`Network::lost`].
+    pub(crate) fn lost(&self) -> Vec<(usize, Error)> {
+        each!(self, n => Network::lost(n))
     }
 
     /// See [`Network::raises_apart`].

@@ -275,10 +275,10 @@ impl Lane {
     fn open(context: &Context, cards: &[Card], server: &Arc<Server>) -> Result<Lane> {
         let worker = Worker::serving(context, server)?;
         let mut peers = Vec::with_capacity(cards.len());
-        for card in cards {
+        for (pe, card) in cards.iter().enumerate() {
             // SAFETY: the address is the bytes a peer's Worker::address produced (the card format
             // is checked by the decoding; the bytes are UCX's).
-            let endpoint = unsafe { worker.connect(&card.address) }?;
+            let endpoint = unsafe { worker.connect_to_pe(&card.address, pe) }?;
             let mut rkeys = Vec::with_capacity(card.segments.len());
             for segment in &card.segments {
                 rkeys.push(match segment {
@@ -728,6 +728,7 @@ impl Network {
     /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
     /// `lanes` lanes; the default one (0) is opened now.
     pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
+        super::worker::forget_lost_peers();
         let cards = cards
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))

@@ -37,7 +37,11 @@ impl Network {
 #[cold]
 #[inline(never)]
 fn blame(lane: &Lane, e: Error) -> transport::Error {
-    let lost = lane.lost_peers(Instant::now() + std::time::Duration::from_secs(1));
+    // The endpoints UCX called failed, else those whose flush fails now.
+    let mut lost: Vec<usize> = super::worker::lost_peers().iter().map(|l| l.0).collect();
+    if lost.is_empty() {
+        lost = lane.lost_peers(Instant::now() + std::time::Duration::from_secs(1));
+    }
     transport::Error::from(e).lost(lost)
 }
 
@@ -310,6 +314,13 @@ impl transport::Network for Network {
     #[inline]
     fn poll(&self) {
         self.default_lane().poll();
+    }
+
+    fn lost(&self) -> Vec<(usize, transport::Error)> {
+        super::worker::lost_peers()
+            .into_iter()
+            .map(|(pe, e)| (pe, e.into()))
+            .collect()
     }
 
     #[inline]
