@@ -30,7 +30,11 @@
 // its connection to the victim fail would, and segfaults 50 ms later: the launcher must report
 // the segfault, the cause, not the abort. sleep3: every PE sleeps 3 s (sleep(3)), checks that the
 // sleep lasted its whole time (a hang report asked meanwhile must not cut it short) and
-// finalizes: under `oshrun --timeout 1` the job still exits 124.
+// finalizes: under `oshrun --timeout 1` the job still exits 124. mid-amo, mid-get, mid-put,
+// mid-barrier, mid-coll: the victim kills itself (SIGKILL) 300 ms after a barrier while every
+// other PE streams atomics, gets, puts with quiets to it, waits in a barrier or in sums: across
+// hosts (scripts/netns-hosts) with a launcher that does not stop the others, their waits must
+// notice the broken connection and end the job naming the victim.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -112,6 +116,42 @@ int main(int argc, char **argv)
         }
         shmem_finalize();
         return 0;
+    }
+    if (strncmp(fault, "mid-", 4) == 0) {
+        static long word;
+        static long sums[2][64];
+        long local_value = 1;
+        /* Every connection the loops use is set up before the victim dies: UCX 1.13 can die of
+         * an assertion (`got REP message`) when a connection fails while being set up. */
+        for (int pe = 0; pe < npes; pe++) {
+            shmem_long_atomic_fetch_add(&word, 1, pe);
+            shmem_long_put(&word, &local_value, 1, pe);
+        }
+        shmem_quiet();
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sums[1], sums[0], 64);
+        shmem_barrier_all();
+        if (me == victim) {
+            nap_ms(300);
+            announce(me);
+            kill(getpid(), SIGKILL);
+        }
+        for (long i = 0; i < 1000000000L; i++) {
+            if (strcmp(fault, "mid-amo") == 0)
+                shmem_long_atomic_fetch_add(&word, 1, victim);
+            else if (strcmp(fault, "mid-get") == 0)
+                shmem_long_get(&local_value, &word, 1, victim);
+            else if (strcmp(fault, "mid-put") == 0) {
+                shmem_long_put(&word, &local_value, 1, victim);
+                shmem_quiet();
+            } else if (strcmp(fault, "mid-barrier") == 0)
+                shmem_barrier_all();
+            else if (strcmp(fault, "mid-coll") == 0)
+                shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sums[1], sums[0], 64);
+            else
+                return 97;
+        }
+        fprintf(stderr, "[PE %d] launch_fault: got past %s with PE %d dead\n", me, fault, victim);
+        return 99;
     }
     long *first = shmem_malloc(8 * sizeof(long));
     long *below = (long *)((char *)first - 4096);
