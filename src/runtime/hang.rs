@@ -31,8 +31,8 @@
 
 use super::{error, world};
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The signal that asks every PE for a report.
@@ -46,6 +46,23 @@ static BLOCKED: AtomicUsize = AtomicUsize::new(0);
 static AFTER_MS: AtomicU64 = AtomicU64::new(0);
 /// What the handler writes when no wait is blocked.
 static IDLE: OnceLock<Box<[u8]>> = OnceLock::new();
+/// The locks this PE holds, with the ticket it holds each by (`ops::lock`, a ticket lock that
+/// does not record its holder): a PE waiting for a lock reports the ticket the lock serves, and
+/// the holder's report says it holds that ticket.
+static LOCKS: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+
+/// This PE took the lock at `lock` by `ticket` (`Some`), or released it (`None`).
+pub fn lock_held(lock: usize, ticket: Option<u64>) {
+    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    match ticket {
+        Some(ticket) => locks.push((lock, ticket)),
+        None => {
+            if let Some(i) = locks.iter().position(|&(l, _)| l == lock) {
+                locks.swap_remove(i);
+            }
+        }
+    }
+}
 
 /// Arms the reports for this PE (at init): the time after which a wait reports by itself, the
 /// handler's fixed line, and the handler where the program left the signal at its default.
@@ -217,6 +234,9 @@ fn report(what: &dyn Fn(&mut String), blocked: Duration) {
         line.insert_str(start, &format!("{call}: "));
     }
     let _ = write!(line, " (blocked {:.1} s)", blocked.as_secs_f64());
+    for (lock, ticket) in LOCKS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let _ = write!(line, "; this PE holds lock={lock:#x} by ticket {ticket}");
+    }
     error::say(&line);
 }
 
