@@ -68,8 +68,7 @@ impl Siblings {
     /// The watch, where this PE's parent is Hydra's proxy and the mapping says which ranks are on
     /// this node.
     fn new(rank: usize, size: usize, mapping: &str) -> Option<Siblings> {
-        // SAFETY: getppid has no preconditions.
-        let proxy = u32::try_from(unsafe { libc::getppid() }).ok()?;
+        let proxy = std::os::unix::process::parent_id();
         let comm = std::fs::read_to_string(format!("/proc/{proxy}/comm")).ok()?;
         if comm.trim_end() != "hydra_pmi_proxy" {
             return None;
