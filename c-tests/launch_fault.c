@@ -8,7 +8,9 @@
 // the launcher must stop them. Before the fault the victim prints `fault-at <ns>` (CLOCK_REALTIME)
 // on stderr, which the tests use to time how fast the job ends. Faults: segv (a real invalid
 // store), kill (SIGKILL to itself), exit3 (exit(3) without shmem_finalize), global_exit (7),
-// early-kill (SIGKILL before shmem_init, while the others wait inside it), hang (every PE sleeps,
+// early-kill (SIGKILL before shmem_init, while the others wait inside it), early-exit0 (returns 0
+// from main before shmem_init, while the others wait inside it), late-init (sleeps 10 s before
+// shmem_init, for the timeout's report of who is in shmem_init), hang (every PE sleeps,
 // for the Ctrl-C and timeout tests), ok (a clean run). Misuses of the library's own memory (the
 // control block below the heap's program range): put-below, get-below and amo-below at 4 KiB below
 // the first shmem_malloc block, iput-negative (an iput from that block with stride -1), each of
@@ -26,7 +28,13 @@
 // launcher connection down (PMI_FD), as the kernel closes a dying process's sockets before its
 // exit can be collected, has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that saw
 // its connection to the victim fail would, and segfaults 50 ms later: the launcher must report
-// the segfault, the cause, not the abort.
+// the segfault, the cause, not the abort. sleep3: every PE sleeps 3 s (sleep(3)), checks that the
+// sleep lasted its whole time (a hang report asked meanwhile must not cut it short) and
+// finalizes: under `oshrun --timeout 1` the job still exits 124. mid-amo, mid-get, mid-put,
+// mid-barrier, mid-coll: the victim kills itself (SIGKILL) 300 ms after a barrier while every
+// other PE streams atomics, gets, puts with quiets to it, waits in a barrier or in sums: across
+// hosts (scripts/netns-hosts) with a launcher that does not stop the others, their waits must
+// notice the broken connection and end the job naming the victim.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -69,6 +77,13 @@ int main(int argc, char **argv)
     const char *fault = argc > 1 ? argv[1] : "ok";
     int victim = argc > 2 ? atoi(argv[2]) : 1;
 
+    if (strcmp(fault, "early-exit0") == 0 && launcher_rank() == victim) {
+        nap_ms(200);
+        announce(victim);
+        return 0;
+    }
+    if (strcmp(fault, "late-init") == 0 && launcher_rank() == victim)
+        nap_ms(10000);
     if (strcmp(fault, "early-kill") == 0 && launcher_rank() == victim) {
         nap_ms(200); /* let the others create their segments and wait in init */
         announce(victim);
@@ -87,6 +102,56 @@ int main(int argc, char **argv)
         }
         for (;;)
             pause();
+    }
+    if (strcmp(fault, "sleep3") == 0) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        unsigned left = sleep(3);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double slept = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        if (left != 0 || slept < 2.99) {
+            fprintf(stderr, "[PE %d] launch_fault: sleep(3) returned after %.2f s (%u s left)\n", me,
+                    slept, left);
+            return 98;
+        }
+        shmem_finalize();
+        return 0;
+    }
+    if (strncmp(fault, "mid-", 4) == 0) {
+        static long word;
+        static long sums[2][64];
+        long local_value = 1;
+        /* Every connection the loops use is set up before the victim dies: UCX 1.13 can die of
+         * an assertion (`got REP message`) when a connection fails while being set up. */
+        for (int pe = 0; pe < npes; pe++) {
+            shmem_long_atomic_fetch_add(&word, 1, pe);
+            shmem_long_put(&word, &local_value, 1, pe);
+        }
+        shmem_quiet();
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sums[1], sums[0], 64);
+        shmem_barrier_all();
+        if (me == victim) {
+            nap_ms(300);
+            announce(me);
+            kill(getpid(), SIGKILL);
+        }
+        for (long i = 0; i < 1000000000L; i++) {
+            if (strcmp(fault, "mid-amo") == 0)
+                shmem_long_atomic_fetch_add(&word, 1, victim);
+            else if (strcmp(fault, "mid-get") == 0)
+                shmem_long_get(&local_value, &word, 1, victim);
+            else if (strcmp(fault, "mid-put") == 0) {
+                shmem_long_put(&word, &local_value, 1, victim);
+                shmem_quiet();
+            } else if (strcmp(fault, "mid-barrier") == 0)
+                shmem_barrier_all();
+            else if (strcmp(fault, "mid-coll") == 0)
+                shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sums[1], sums[0], 64);
+            else
+                return 97;
+        }
+        fprintf(stderr, "[PE %d] launch_fault: got past %s with PE %d dead\n", me, fault, victim);
+        return 99;
     }
     long *first = shmem_malloc(8 * sizeof(long));
     long *below = (long *)((char *)first - 4096);

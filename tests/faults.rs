@@ -178,6 +178,38 @@ fn killed_during_init() {
     check_fault("early-kill", 137, &["PE 1 (pid", "(SIGKILL)"]);
 }
 
+/// PE 1 returns 0 from main before shmem_init while the others wait in it (in the launcher's
+/// barrier, which can no longer complete): oshrun ends the job naming PE 1 and its exit (the
+/// others used to wait forever).
+#[test]
+fn exit_zero_before_init() {
+    check_fault(
+        "early-exit0",
+        1,
+        &[
+            "oshrun: PE 1 (pid",
+            "exited with code 0 before shmem_init, and PEs 0, 2, 3 wait for it in shmem_init",
+        ],
+    );
+}
+
+/// PE 1 is still asleep before shmem_init when `--timeout 1` fires: the report says which PEs
+/// wait in shmem_init and which has not reached it.
+#[test]
+fn timeout_names_the_pes_in_init() {
+    let (run, pid, mark) = fault_job("late-init", &["--timeout", "1"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert_lines(
+        &run,
+        &[
+            "oshrun: PEs 0, 2, 3 wait in the launcher's barrier (shmem_init, or shmem_finalize) for PE 1",
+            "oshrun: PE 1 has not reached shmem_init",
+        ],
+    );
+    assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
 /// Waits for PE 0 to print `hanging`, sends `signal` to oshrun, checks the job ends.
 fn interrupt(signal: &str, code: i32, name: &str) {
     let b = built();
@@ -230,6 +262,28 @@ fn timeout_ends_the_job() {
     assert!(run.stderr.contains("timed out"), "{}", run.describe());
     // The timeout, the PEs' two seconds to say where they are, the stop.
     assert!(run.elapsed < Duration::from_secs(5), "{}", run.describe());
+    assert_nothing_left(&run, pid, &mark);
+}
+
+/// Every PE sleeps 3 s and then finalizes under `--timeout 1`: once oshrun has said the job timed
+/// out it exits 124, whether the PEs end by themselves during the reports or are stopped (it used
+/// to exit 0: the report signal cut their sleeps short and they finished before the stop). Each
+/// PE checks that its sleep lasted 3 s (exit 98 otherwise, which would not change the 124).
+#[test]
+fn timeout_exits_124_whatever_the_pes_do() {
+    let (run, pid, mark) = fault_job_of(2, "sleep3", &["--timeout", "1"]);
+    assert_eq!(run.code, 124, "{}", run.describe());
+    assert!(
+        run.stderr.contains("job timed out after 1 s"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr.contains("sleep(3) returned after"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
     assert_nothing_left(&run, pid, &mark);
 }
 

@@ -91,7 +91,7 @@ fn ring(mut cmd: Command) {
 
 /// Runs `launch_fault <fault>` under `make()` and checks the job ended non-zero (`code` if given)
 /// and soon, with no PE left.
-fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
+fn fault(mut cmd: Command, fault: &str, code: Option<i32>) -> support::Run {
     let _one = ONE_JOB.lock().unwrap_or_else(|e| e.into_inner());
     let before = segments();
     let mark = marker(fault);
@@ -121,7 +121,7 @@ fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
         .into_iter()
         .filter(|s| !before.contains(s))
         .collect();
-    if fault == "early-kill" {
+    if fault == "early-kill" || fault == "early-exit0" {
         // The peers were killed between creating their segments and unlinking them; only oshrun
         // removes those. The next rshmem job on the node must: run one (a singleton) and check.
         let mut next = Command::new(&built().ring);
@@ -149,6 +149,7 @@ fn fault(mut cmd: Command, fault: &str, code: Option<i32>) {
         cmd.get_program(),
         run.code
     );
+    run
 }
 
 /// A PE whose launcher was killed must be gone this soon.
@@ -271,6 +272,30 @@ fn hydra_faults() {
     fault(hydra(&[]), "exit3", Some(3));
     fault(hydra(&[]), "global_exit", Some(7));
     fault(hydra(&[]), "early-kill", None);
+}
+
+/// PE 1 returns 0 from main before shmem_init while the others wait in it. Hydra does not end
+/// the job for an exit 0, with or without its auto-cleanup: the PEs waiting in its barrier see
+/// that PE 1 is no longer among the processes of their node and end the job naming it (they
+/// used to wait for ever; the test would fail at its time limit). Open MPI's mpirun ends the job
+/// itself.
+#[test]
+fn exit_zero_before_init_under_site_launchers() {
+    for extra in [&[][..], &["-disable-auto-cleanup"]] {
+        let run = fault(hydra(extra), "early-exit0", Some(1));
+        // Hydra, once a PE aborts, may drop what the PEs printed last (all of it in 1 run in 2
+        // with -disable-auto-cleanup); a line that arrives must be this one.
+        assert!(
+            !run.stderr.contains("shmem_init:")
+                || run.stderr.contains(
+                    "shmem_init: launcher exchange failed: the launcher's barrier can never \
+                 complete: PE 1 has ended without entering it"
+                ),
+            "{}",
+            run.describe()
+        );
+    }
+    fault(mpirun(), "early-exit0", None);
 }
 
 #[test]

@@ -11,6 +11,11 @@
 //! After `cmd=init pmi_version=1 pmi_subversion=1` the client asks for the limits (`get_maxes`:
 //! Hydra allows 64-byte keys and 1024-byte values) and the KVS name, which names the job. Node
 //! locality is the runtime's own check (host ids in the init exchange).
+//!
+//! A barrier can wait for a PE that will never come: one that returned 0 before `shmem_init`.
+//! oshrun ends such a job itself; Hydra does not, so under Hydra's proxy a PE in a barrier looks
+//! at its node's PEs once a second and fails the barrier, naming the PE, once one is gone
+//! ([`Siblings`]).
 
 use super::{Bootstrap, Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -26,10 +31,119 @@ const DEFAULT_VALLEN_MAX: usize = 1024;
 /// Longest a PE that sent `cmd=abort` waits to be stopped before it leaves by itself.
 const STOP_WAIT: Duration = Duration::from_secs(2);
 
+/// How often a PE waiting in Hydra's barrier looks for its node's PEs ([`Siblings`]).
+const SIBLING_LOOK: Duration = Duration::from_secs(1);
+
 /// A connected socket of either kind.
-trait Stream: Read + Write + Send {}
-impl Stream for UnixStream {}
-impl Stream for TcpStream {}
+trait Stream: Read + Write + Send {
+    /// Sets how long a read may wait (`None`: for ever).
+    fn read_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()>;
+}
+impl Stream for UnixStream {
+    fn read_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()> {
+        self.set_read_timeout(timeout)
+    }
+}
+impl Stream for TcpStream {
+    fn read_timeout(&self, timeout: Option<Duration>) -> std::io::Result<()> {
+        self.set_read_timeout(timeout)
+    }
+}
+
+/// The PEs Hydra's proxy started on this node, for a PE waiting in a barrier: Hydra does not end
+/// the job when a PE exits with status 0 before `shmem_init` (it never connected), and the
+/// others would wait in the barrier for ever. A PE whose parent is `hydra_pmi_proxy` (it starts
+/// the ranks of its node, and nothing else) knows from `PMI_process_mapping` which ranks are on
+/// its node; a rank no longer among the proxy's children (read from `/proc`, each child's rank
+/// from its `PMI_RANK`) has ended, and the barrier cannot complete. Only this node's PEs can be
+/// seen so; a PE that ends before `shmem_init` on another node is not noticed.
+struct Siblings {
+    /// The proxy, this PE's parent.
+    proxy: u32,
+    /// The ranks of this node, this PE's among them.
+    ranks: Vec<usize>,
+}
+
+impl Siblings {
+    /// The watch, where this PE's parent is Hydra's proxy and the mapping says which ranks are on
+    /// this node.
+    fn new(rank: usize, size: usize, mapping: &str) -> Option<Siblings> {
+        let proxy = std::os::unix::process::parent_id();
+        let comm = std::fs::read_to_string(format!("/proc/{proxy}/comm")).ok()?;
+        if comm.trim_end() != "hydra_pmi_proxy" {
+            return None;
+        }
+        let nodes = nodes_of_ranks(mapping, size)?;
+        let mine = nodes[rank];
+        let ranks = (0..size).filter(|&r| nodes[r] == mine).collect();
+        Some(Siblings { proxy, ranks })
+    }
+
+    /// The ranks of this node no longer among the proxy's children (empty if they all are, or if
+    /// `/proc` cannot tell).
+    fn gone(&self) -> Vec<usize> {
+        let path = format!("/proc/{0}/task/{0}/children", self.proxy);
+        let Ok(children) = std::fs::read_to_string(path) else {
+            return Vec::new();
+        };
+        let mut alive = Vec::new();
+        for pid in children.split_whitespace() {
+            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                // A child we cannot read: we cannot tell who is missing.
+                return Vec::new();
+            };
+            let rank = environ
+                .split(|&b| b == 0)
+                .find_map(|var| var.strip_prefix(b"PMI_RANK="))
+                .and_then(|v| std::str::from_utf8(v).ok()?.parse::<usize>().ok());
+            match rank {
+                Some(rank) => alive.push(rank),
+                None => return Vec::new(),
+            }
+        }
+        self.ranks
+            .iter()
+            .copied()
+            .filter(|r| !alive.contains(r))
+            .collect()
+    }
+}
+
+/// The node of each of `size` ranks from a `PMI_process_mapping` value,
+/// `(vector,(start,nodes,ranks_per_node),...)`: each block puts `ranks_per_node` consecutive ranks
+/// on each of `nodes` nodes from `start`, the blocks taken in turn until every rank has a node.
+fn nodes_of_ranks(mapping: &str, size: usize) -> Option<Vec<usize>> {
+    let body = mapping.trim().strip_prefix("(vector,")?.strip_suffix(')')?;
+    let mut blocks = Vec::new();
+    for block in body.split("),") {
+        let block = block.trim().trim_start_matches('(').trim_end_matches(')');
+        let numbers: Vec<usize> = block
+            .split(',')
+            .map(|n| n.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let [start, nodes, per] = numbers[..] else {
+            return None;
+        };
+        blocks.push((start, nodes, per));
+    }
+    let mut out = Vec::with_capacity(size);
+    while out.len() < size {
+        let before = out.len();
+        for &(start, nodes, per) in &blocks {
+            for node in start..start + nodes {
+                for _ in 0..per {
+                    if out.len() < size {
+                        out.push(node);
+                    }
+                }
+            }
+        }
+        if out.len() == before {
+            return None;
+        }
+    }
+    Some(out)
+}
 
 pub struct Pmi1 {
     rank: usize,
@@ -41,6 +155,8 @@ pub struct Pmi1 {
     reader: BufReader<Box<dyn Stream>>,
     writer: Box<dyn Stream>,
     finalized: bool,
+    /// Under Hydra, this node's PEs, watched while this PE waits in a barrier.
+    siblings: Option<Siblings>,
 }
 
 fn env_number(name: &str) -> Result<usize> {
@@ -109,6 +225,7 @@ impl Pmi1 {
             reader: BufReader::new(reader),
             writer,
             finalized: false,
+            siblings: None,
         };
         if std::env::var_os("PMI_FD").is_some() {
             pmi.rank = env_number("PMI_RANK")?;
@@ -144,6 +261,12 @@ impl Pmi1 {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
+        if std::env::var_os("PMI_FD").is_some() {
+            // Hydra publishes the mapping; without it nothing is watched.
+            if let Ok(mapping) = pmi.get("PMI_process_mapping") {
+                pmi.siblings = Siblings::new(pmi.rank, pmi.size, &mapping);
+            }
+        }
         Ok(pmi)
     }
 
@@ -201,6 +324,63 @@ impl Pmi1 {
             .map_err(|e| Error(format!("PMI write: {e}")))
     }
 
+    /// [`Pmi1::receive`], looking at this node's PEs every [`SIBLING_LOOK`]: a PE found gone at
+    /// two looks in a row, with no reply in between, makes the barrier an error naming it.
+    fn receive_watching(&mut self) -> Result<String> {
+        let set = |pmi: &mut Pmi1, timeout| {
+            pmi.reader
+                .get_ref()
+                .read_timeout(timeout)
+                .map_err(|e| Error(format!("PMI: {e}")))
+        };
+        set(self, Some(SIBLING_LOOK))?;
+        let mut reply = String::new();
+        let mut seen_gone = false;
+        let result = loop {
+            match self.reader.read_line(&mut reply) {
+                Ok(0) => break Err(Error("PMI: the launcher closed the connection".into())),
+                Ok(_) => break Ok(reply.trim_end().to_string()),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    // What was read of the line stays in `reply`.
+                    let gone = self
+                        .siblings
+                        .as_ref()
+                        .map(Siblings::gone)
+                        .unwrap_or_default();
+                    if gone.is_empty() {
+                        seen_gone = false;
+                    } else if seen_gone {
+                        let list: Vec<String> = gone.iter().map(usize::to_string).collect();
+                        let (pe, has) = if gone.len() == 1 {
+                            ("PE", "has")
+                        } else {
+                            ("PEs", "have")
+                        };
+                        break Err(Error(format!(
+                            "the launcher's barrier can never complete: {pe} {} {has} ended \
+                             without entering it (no longer among the launcher's processes on \
+                             this node; Hydra does not end a job for a PE that exits 0 before \
+                             shmem_init)",
+                            list.join(", ")
+                        )));
+                    } else {
+                        seen_gone = true;
+                    }
+                }
+                Err(e) => break Err(Error(format!("PMI read: {e}"))),
+            }
+        };
+        set(self, None)?;
+        result
+    }
+
     fn receive(&mut self) -> Result<String> {
         let mut reply = String::new();
         match self.reader.read_line(&mut reply) {
@@ -248,7 +428,15 @@ impl Bootstrap for Pmi1 {
             .ok_or_else(|| Error(format!("PMI: no value in '{reply}'")))
     }
     fn barrier(&mut self) -> Result<()> {
-        self.request("cmd=barrier_in", "barrier_out").map(|_| ())
+        if self.siblings.is_none() {
+            return self.request("cmd=barrier_in", "barrier_out").map(|_| ());
+        }
+        self.send("cmd=barrier_in")?;
+        let reply = self.receive_watching()?;
+        if field(&reply, "cmd") != Some("barrier_out") {
+            return Err(Error(format!("PMI: sent 'cmd=barrier_in', got '{reply}'")));
+        }
+        Ok(())
     }
     /// PMI-1's abort has no reply: the PE stays until the launcher stops it (at most
     /// [`STOP_WAIT`]), so that the launcher reads the abort before any peer finds this PE gone.
@@ -294,8 +482,36 @@ mod tests {
             reader: BufReader::new(Box::new(ours)),
             writer: Box::new(writer),
             finalized: false,
+            siblings: None,
         };
         (pmi, launcher)
+    }
+
+    #[test]
+    fn process_mapping() {
+        assert_eq!(nodes_of_ranks("(vector,(0,1,4))", 4), Some(vec![0; 4]));
+        assert_eq!(
+            nodes_of_ranks("(vector,(0,2,2))", 4),
+            Some(vec![0, 0, 1, 1])
+        );
+        // Round robin: one rank per node, the block repeated.
+        assert_eq!(
+            nodes_of_ranks("(vector,(0,2,1))", 5),
+            Some(vec![0, 1, 0, 1, 0])
+        );
+        assert_eq!(
+            nodes_of_ranks("(vector,(0,1,2),(1,1,1))", 3),
+            Some(vec![0, 0, 1])
+        );
+        for bad in [
+            "",
+            "(vector,)",
+            "(vector,(0,1))",
+            "(vector,(0,0,1))",
+            "(x,(0,1,1))",
+        ] {
+            assert_eq!(nodes_of_ranks(bad, 2), None, "{bad}");
+        }
     }
 
     /// `abort` with the time it took, on a thread of its own.

@@ -21,7 +21,9 @@
 //! reported. (A ticket lock does not record its holder, so clearing a lock that another PE holds
 //! cannot be told apart from clearing one's own.) Under `SHMEM_DEBUG` each PE keeps the locks it
 //! holds, so that a `set_lock` on a lock this PE already holds (which would wait for itself
-//! forever) is reported instead of hanging.
+//! forever) is reported instead of hanging. For the hang and deadlock reports every PE keeps the
+//! locks it holds with their tickets (`runtime::hang::lock_held`): a waiter reports the ticket the
+//! lock serves, the holder that it holds the lock by that ticket.
 
 use super::amo::{Slot, slot};
 use crate::fatal;
@@ -133,11 +135,12 @@ pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
             let now = serving::<L>(p.load(call).into());
             let _ = write!(
                 out,
-                "{call}: lock={lock:p}: holds ticket {mine}, the lock serves {now}"
+                "{call}: lock={lock:p}: waits with ticket {mine}; the lock serves ticket {now} (the PE that holds it reports `holds lock=.. by ticket {now}`)"
             );
         },
     );
     track(call, lock as usize, true);
+    crate::runtime::hang::lock_held(lock as usize, Some(mine));
 }
 
 /// `shmem_test_lock`: takes the lock and returns 0 if it is free, else returns 1 at once.
@@ -153,6 +156,7 @@ pub fn test<L: Lock>(call: &'static str, lock: *mut L) -> c_int {
         .into();
     if old == now {
         track(call, lock as usize, true);
+        crate::runtime::hang::lock_held(lock as usize, Some(next_ticket::<L>(now)));
     }
     (old != now) as c_int
 }
@@ -172,6 +176,7 @@ pub fn clear<L: Lock>(call: &'static str, lock: *mut L) {
             .into();
         if old == now {
             track(call, lock as usize, false);
+            crate::runtime::hang::lock_held(lock as usize, None);
             return;
         }
         now = old;

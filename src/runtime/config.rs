@@ -12,6 +12,13 @@
 //! error); `SHMEM_SYMMETRIC_SIZE` is a non-negative integer or floating-point number with an
 //! optional scaling suffix, anything after the suffix ignored ([`parse_size`]).
 //!
+//! Numbers: every numeric variable reads its number with one grammar ([`number`]): digits with an
+//! optional fraction and an optional decimal exponent, no sign (`64`, `2.5`, `.5`, `1e9`, `2.5e-1`
+//! are numbers everywhere; `-1`, `+1`, `inf`, `0x10` nowhere), read exactly (no floating point).
+//! Then each kind judges the number and what follows it: a size takes a k/M/G/T suffix and rounds
+//! up to a byte; seconds take nothing after and round up to a nanosecond; microseconds must be
+//! whole. Each row's help text (the `SHMEM_INFO` and `oshinfo` table) says what it accepts.
+//!
 //! A `SHMEM_`/`SMA_` variable that is not in the table (a misspelling such as
 //! `SHMEM_SYMETRIC_SIZE`, or another implementation's setting) is reported once, by PE 0, as a
 //! warning with the nearest known name ([`unknown_warning`]); `SHMEM_WARN_UNKNOWN=0` silences it.
@@ -83,7 +90,7 @@ macro_rules! config_table {
 
 config_table! {
     symmetric_size: usize = 1 << 30, "SYMMETRIC_SIZE", parse_size,
-        "bytes of symmetric heap per PE (a number, fraction allowed, with an optional k, M, G or T suffix)";
+        "bytes of symmetric heap per PE: a number (64, 1.5, 1e9) with an optional k, M, G or T suffix (powers of 1024), rounded up";
     debug: bool = false, "DEBUG", parse_flag,
         "extra checks and messages (for example why an allocation returned NULL)";
     info: bool = false, "INFO", parse_flag,
@@ -95,13 +102,13 @@ config_table! {
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
-        "seconds a wait may block before the PE prints what it waits for (off by default; 0 = off)";
+        "seconds (a number: 10, 2.5, 1e3) a wait may block before the PE prints what it waits for (off by default; 0 = off)";
     deadlock: Option<Duration> = Some(Duration::from_secs(20)), "DEADLOCK", parse_seconds,
-        "seconds every PE may wait in the library with no wait ending before the job is deadlocked: each PE says where it waits and the job ends (exit 1; above SHMEM_THREAD_SINGLE, where another thread may end a wait, it goes on); 0 = off";
+        "seconds (a number: 20, 2.5, 1e3) every PE may wait in the library with no wait ending before the job is deadlocked: each PE says where it waits and the job ends (exit 1; above SHMEM_THREAD_SINGLE, where another thread may end a wait, it goes on); 0 = off";
     node_aware: bool = true, "NODE_AWARE", parse_flag,
         "node-aware barrier, broadcast, reductions, fcollect, collect and scans for teams on several nodes (0: the flat ones, to compare; the same on every PE)";
     progress_delay: Duration = Duration::from_micros(5000), "PROGRESS_DELAY", parse_micros,
-        "microseconds: within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
+        "microseconds (a whole number from 3 to 10000000: 5000, 1e4): within how long after a PE leaves the library its UCX progress thread answers its peers for it (not before a third of it); shorter answers sooner, longer sets the thread's timer less often";
     spread: bool = true, "SPREAD", parse_flag,
         "where a node's PEs do not outnumber its cores, the thread that called shmem_init has a core of its own (the node's i-th PE the i-th core), moves there at the end of shmem_init and back when a wait finds it sharing another; nothing stays bound. 0 leaves placement to the kernel";
     counts: bool = false, "COUNTS", parse_flag,
@@ -171,17 +178,27 @@ fn read(
     Ok((None, Source::Default))
 }
 
-/// A size in bytes, as the spec defines `SHMEM_SYMMETRIC_SIZE`: a non-negative integer or
-/// floating-point number (`20`, `3.1`, `.5`, `1e3`), then optionally one scaling character k/K, m/M,
-/// g/G or t/T (powers of 1024); whatever follows the scaling character is ignored (`1gb`, `20kk` =
-/// `20k`). The result is the ceiling of number times scale (`3.1M` = 3250586), computed exactly.
-/// Anything else after the number (`12Q`), a sign, or no digits is an error.
-pub fn parse_size(text: &str) -> Result<usize, String> {
-    const WHY: &str = "is not a size (a non-negative number, fraction allowed, with an optional k, M, G or T suffix)";
-    const TOO_LARGE: &str = "is too large";
+/// A non-negative decimal number, read exactly: `digits * 10^power`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Decimal {
+    digits: u128,
+    power: i64,
+}
+
+/// Why a number did not read: no number, or one too large for any variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NumberError {
+    NotANumber,
+    TooLarge,
+}
+
+/// The one grammar of numbers of every numeric variable: a non-negative decimal number with an
+/// optional fraction and an optional decimal exponent (`20`, `3.1`, `.5`, `1e9`, `2.5e-1`), no
+/// sign, no `inf` or `nan`; leading and trailing blanks are ignored. Returns the number and the
+/// text after it (a suffix, for the caller to judge).
+fn number(text: &str) -> Result<(Decimal, &str), NumberError> {
     let t = text.trim();
     let b = t.as_bytes();
-    let mut at = 0;
     let digits = |at: &mut usize| {
         let from = *at;
         while *at < b.len() && b[*at].is_ascii_digit() {
@@ -189,6 +206,7 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         }
         &t[from..*at]
     };
+    let mut at = 0;
     let int_part = digits(&mut at);
     let frac_part = if b.get(at) == Some(&b'.') {
         at += 1;
@@ -197,9 +215,9 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         ""
     };
     if int_part.is_empty() && frac_part.is_empty() {
-        return Err(WHY.into());
+        return Err(NumberError::NotANumber);
     }
-    // An exponent only where one follows in full (`1e3`); `e` is no scaling character.
+    // An exponent only where one follows in full (`1e3`; `1e` is no number).
     let mut exponent: i64 = 0;
     if matches!(b.get(at), Some(b'e' | b'E')) {
         let mut j = at + 1;
@@ -209,15 +227,68 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         }
         let e = digits(&mut j);
         if e.is_empty() {
-            return Err(WHY.into());
+            return Err(NumberError::NotANumber);
         }
-        exponent = e.parse::<i64>().map_err(|_| TOO_LARGE.to_string())?;
+        // Beyond 10^±1000000 no variable's number means more: a larger one is too large, a
+        // smaller one rounds as 10^-1000000 does.
+        exponent = e.parse::<i64>().unwrap_or(i64::MAX).min(1_000_000);
+        if exponent == 1_000_000 && !negative && e.trim_start_matches('0') != "1000000" {
+            return Err(NumberError::TooLarge);
+        }
         if negative {
             exponent = -exponent;
         }
         at = j;
     }
-    let shift = match b.get(at).map(u8::to_ascii_lowercase) {
+    let digits: u128 = format!("{int_part}{frac_part}")
+        .trim_start_matches('0')
+        .parse()
+        .or_else(|e: std::num::ParseIntError| match e.kind() {
+            std::num::IntErrorKind::Empty => Ok(0),
+            _ => Err(NumberError::TooLarge),
+        })?;
+    let power = exponent - frac_part.len() as i64;
+    Ok((Decimal { digits, power }, &t[at..]))
+}
+
+impl Decimal {
+    /// The number times `unit`, rounded up to a whole number; `None` when too large for `u128`.
+    fn ceil_times(self, unit: u128) -> Option<u128> {
+        let scaled = self.digits.checked_mul(unit)?;
+        let ten = |n: i64| -> Option<u128> { 10u128.checked_pow(u32::try_from(n).ok()?) };
+        if scaled == 0 {
+            Some(0)
+        } else if self.power >= 0 {
+            scaled.checked_mul(ten(self.power)?)
+        } else {
+            match ten(-self.power) {
+                Some(p) => Some(scaled.div_ceil(p)),
+                None => Some(1), // a positive value far below one unit rounds up to one
+            }
+        }
+    }
+
+    /// The number if it is whole (`1e3`, `1000.0`), else `None` (also when too large).
+    fn whole(self) -> Option<u128> {
+        let up = self.ceil_times(1)?;
+        // Whole exactly when rounding up changed nothing: up * 10^-power == digits.
+        if self.power >= 0 {
+            return Some(up);
+        }
+        let p = 10u128.checked_pow(u32::try_from(-self.power).ok()?)?;
+        (up.checked_mul(p) == Some(self.digits)).then_some(up)
+    }
+}
+
+/// A size in bytes, as the spec defines `SHMEM_SYMMETRIC_SIZE`: a number ([`number`]: fraction and
+/// exponent allowed), then optionally one scaling character k/K, m/M, g/G or t/T (powers of 1024);
+/// whatever follows the scaling character is ignored (`1gb`, `20kk` = `20k`). The result is the
+/// ceiling of number times scale (`3.1M` = 3250586), computed exactly. Anything else after the
+/// number (`12Q`), a sign, or no digits is an error.
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    const WHY: &str = "is not a size (a non-negative number such as 64, 1.5 or 1e9, with an optional k, M, G or T suffix)";
+    let (n, rest) = number(text).map_err(|e| why(e, WHY))?;
+    let shift = match rest.as_bytes().first().map(u8::to_ascii_lowercase) {
         None => 0,
         Some(b'k') => 10,
         Some(b'm') => 20,
@@ -225,53 +296,51 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
         Some(b't') => 40,
         Some(_) => return Err(WHY.into()),
     };
-    // value = mantissa * 10^(exponent - decimals) * 2^shift, rounded up.
-    let mantissa: u128 = format!("{int_part}{frac_part}")
-        .trim_start_matches('0')
-        .parse()
-        .or_else(|e: std::num::ParseIntError| match e.kind() {
-            std::num::IntErrorKind::Empty => Ok(0),
-            _ => Err(TOO_LARGE.to_string()),
-        })?;
-    let scaled = mantissa
-        .checked_shl(shift)
-        .filter(|v| v >> shift == mantissa)
-        .ok_or_else(|| TOO_LARGE.to_string())?;
-    let power = exponent - frac_part.len() as i64;
-    let ten = |n: i64| -> Option<u128> { 10u128.checked_pow(u32::try_from(n).ok()?) };
-    let value = if scaled == 0 {
-        0
-    } else if power >= 0 {
-        ten(power)
-            .and_then(|p| scaled.checked_mul(p))
-            .ok_or_else(|| TOO_LARGE.to_string())?
-    } else {
-        match ten(-power) {
-            Some(p) => scaled.div_ceil(p),
-            None => 1, // a positive value far below one byte rounds up to one
-        }
-    };
-    usize::try_from(value).map_err(|_| TOO_LARGE.to_string())
+    n.ceil_times(1 << shift)
+        .and_then(|v| usize::try_from(v).ok())
+        .ok_or_else(|| TOO_LARGE.to_string())
 }
 
-/// A time in seconds (`10`, `2.5`); `0` or `off` is none.
+/// What a number too large for its variable is told.
+const TOO_LARGE: &str = "is too large";
+
+/// The message of a number that did not read.
+fn why(e: NumberError, what: &str) -> String {
+    match e {
+        NumberError::NotANumber => what.into(),
+        NumberError::TooLarge => TOO_LARGE.into(),
+    }
+}
+
+/// A time in seconds: a number ([`number`]: `10`, `2.5`, `1e3`), nothing after it; `0` or `off` is
+/// none. Rounded up to a whole nanosecond.
 pub fn parse_seconds(text: &str) -> Result<Option<Duration>, String> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("off") {
+    const WHY: &str = "is not a time in seconds (a non-negative number such as 10, 2.5 or 1e3; 0 or off for none)";
+    if text.trim().eq_ignore_ascii_case("off") {
         return Ok(None);
     }
-    match t.parse::<f64>() {
-        Ok(0.0) => Ok(None),
-        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
-        _ => Err("is not a time in seconds (a positive number, or 0 or off for none)".into()),
+    let (n, rest) = number(text).map_err(|e| why(e, WHY))?;
+    if !rest.is_empty() {
+        return Err(WHY.into());
     }
+    let nanos = n
+        .ceil_times(1_000_000_000)
+        .ok_or_else(|| TOO_LARGE.to_string())?;
+    let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| TOO_LARGE.to_string())?;
+    Ok((nanos != 0).then(|| Duration::new(secs, (nanos % 1_000_000_000) as u32)))
 }
 
-/// A time in whole microseconds, 3 to 10^7 (ten seconds).
+/// A time in whole microseconds, 3 to 10^7 (ten seconds): a number ([`number`]: `750`, `1e4`)
+/// that is whole, nothing after it.
 pub fn parse_micros(text: &str) -> Result<Duration, String> {
-    match text.trim().parse::<u64>() {
-        Ok(us) if (3..=10_000_000).contains(&us) => Ok(Duration::from_micros(us)),
-        _ => Err("is not a time in microseconds (a whole number from 3 to 10000000)".into()),
+    const WHY: &str =
+        "is not a time in microseconds (a whole number such as 750 or 1e4, from 3 to 10000000)";
+    let (n, rest) = number(text).map_err(|_| WHY.to_string())?;
+    match n.whole() {
+        Some(us) if rest.is_empty() && (3..=10_000_000).contains(&us) => {
+            Ok(Duration::from_micros(us as u64))
+        }
+        _ => Err(WHY.into()),
     }
 }
 
@@ -394,6 +463,53 @@ mod tests {
         assert!(parse_seconds("-1").is_err());
         assert!(parse_seconds("ten").is_err());
         assert!(parse_seconds("inf").is_err());
+    }
+
+    /// One grammar of numbers for every numeric variable: what is a number for one is a number
+    /// for all (`1e9` included), what is not is refused by all.
+    #[test]
+    fn one_number_grammar_everywhere() {
+        assert_eq!(parse_size("1e9"), Ok(1_000_000_000));
+        assert_eq!(
+            parse_seconds("1e9"),
+            Ok(Some(Duration::from_secs(1_000_000_000)))
+        );
+        assert_eq!(parse_micros("1e4"), Ok(Duration::from_micros(10_000)));
+        assert_eq!(parse_micros("1.5e3"), Ok(Duration::from_micros(1500)));
+        assert_eq!(parse_micros("7000.0"), Ok(Duration::from_micros(7000)));
+        assert_eq!(
+            parse_seconds("2.5e-1"),
+            Ok(Some(Duration::from_millis(250)))
+        );
+        assert_eq!(parse_seconds(".5"), Ok(Some(Duration::from_millis(500))));
+        assert_eq!(parse_seconds("1e-12"), Ok(Some(Duration::from_nanos(1))));
+        assert_eq!(parse_seconds("0.0"), Ok(None));
+        assert_eq!(parse_seconds("0e5"), Ok(None));
+        for bad in [
+            "", " ", "-1", "+1", "inf", "nan", "NaN", "infinity", "0x10", "1e", "e3", ".", "1 2",
+            "1_000", "1,5",
+        ] {
+            assert!(parse_size(bad).is_err(), "size {bad:?}");
+            assert!(parse_seconds(bad).is_err(), "seconds {bad:?}");
+            assert!(parse_micros(bad).is_err(), "micros {bad:?}");
+        }
+        // The suffix is a size's only: seconds and microseconds take nothing after the number.
+        assert!(parse_seconds("10k").is_err());
+        assert!(parse_seconds("10s").is_err());
+        assert!(parse_micros("5k").is_err());
+        // Too large for the variable, said so.
+        assert_eq!(parse_seconds("1e30"), Err("is too large".to_string()));
+        assert_eq!(parse_size("1e30"), Err("is too large".to_string()));
+        assert_eq!(parse_size("1e99999999"), Err("is too large".to_string()));
+        assert_eq!(parse_size("1e-99999999"), Ok(1));
+        // Through the table: SHMEM_DEADLOCK and SHMEM_SYMMETRIC_SIZE agree on 1e9.
+        let env = |k: &str| match k {
+            "SHMEM_DEADLOCK" | "SHMEM_SYMMETRIC_SIZE" => Some("1e9".to_string()),
+            _ => None,
+        };
+        let (c, _) = Config::parse(&env).unwrap();
+        assert_eq!(c.symmetric_size, 1_000_000_000);
+        assert_eq!(c.deadlock, Some(Duration::from_secs(1_000_000_000)));
     }
 
     #[test]

@@ -177,7 +177,19 @@ impl Answer {
                 say(&line);
             }
             Answer::ReportAndEnd(line) => {
-                std::thread::sleep(REPORT_GRACE);
+                // The adds to the other PEs' `asked` words leave by progress of the default lane:
+                // it is polled while they report (a plain sleep left them queued, and the PEs on
+                // other nodes never heard the request).
+                let until = Instant::now() + REPORT_GRACE;
+                match world::try_get().and_then(|w| w.remote()) {
+                    Some(net) => net.serve(false, |poll| {
+                        while Instant::now() < until {
+                            poll();
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                    }),
+                    None => std::thread::sleep(REPORT_GRACE),
+                }
                 abort_job(1, &line);
             }
         }

@@ -12,6 +12,11 @@
 //! them still can (a store to the waited-for word), and the job goes on. A correct program, whose
 //! PEs all finalize, exits 0 as before.
 //!
+//! A PE that dies without a finalize is the launcher's to report, but a launcher may not stop the
+//! others (Hydra's `-disable-auto-cleanup`, Slurm without `--kill-on-bad-exit`), or not soon (a
+//! node across the network): every wait's slow path also asks the network which connections broke
+//! ([`check_lost`]), and a wait not yet satisfied ends the job naming the PE.
+//!
 //! Cost: nothing on a fast path (the checks run every few dozen yields of a blocked wait); the
 //! rendezvous is two control-word additions per PE per arriving PE, at finalize only.
 
@@ -24,11 +29,15 @@ use crate::transport::shm::control::ASET_PES;
 use std::ffi::c_int;
 use std::fmt::Write as _;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How many times this PE has entered the rendezvous.
 static FINALIZES: AtomicU64 = AtomicU64::new(0);
+/// Whether this PE waits in the rendezvous, where a peer that completed it may have exited (and
+/// closed its connections) before its last addition reached this PE: no wait ends on a lost
+/// connection there ([`check_lost`]).
+static IN_RENDEZVOUS: AtomicBool = AtomicBool::new(false);
 
 /// The finalize rendezvous: tells every PE this one arrived, waits for all of them.
 pub fn rendezvous(w: &World, call: &'static str) {
@@ -44,6 +53,7 @@ pub fn rendezvous(w: &World, call: &'static str) {
     }
     let target = generation * w.npes as u64;
     let arrived = &w.control(w.me).finalized.0;
+    IN_RENDEZVOUS.store(true, Ordering::Relaxed);
     w.wait_until_as(
         || arrived.load(Ordering::Acquire) >= target,
         |out| {
@@ -55,6 +65,7 @@ pub fn rendezvous(w: &World, call: &'static str) {
             );
         },
     );
+    IN_RENDEZVOUS.store(false, Ordering::Relaxed);
 }
 
 /// Whether `pe` is in (or past) a finalize this PE has not entered.
@@ -168,6 +179,7 @@ pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     if w.npes < 2 {
         return;
     }
+    check_lost(w, done);
     let generation = FINALIZES.load(Ordering::Relaxed);
     let arrived = w.control(w.me).finalized.0.load(Ordering::Acquire);
     if arrived < generation * w.npes as u64 + (w.npes as u64 - 1) {
@@ -190,6 +202,32 @@ pub fn check_alone(done: &mut dyn FnMut() -> bool) {
     fatal!(
         "wait",
         "every other PE has left (shmem_finalize, or exit without it; PE {first} among them) while this PE still waits for something: ending the job"
+    );
+}
+
+/// The other half of every wait's slow-path check: a PE whose connection the network found
+/// broken (it ended, or its host did: `transport::Network::lost`), and that has not left by a
+/// finalize, can no longer answer anything; a wait not yet satisfied ends the job naming it,
+/// whatever launcher started the job and whether or not it stops the others. (A wait for a
+/// barrier signal of that PE, a lock it holds, an atomic's reply: the waiting PE cannot tell
+/// whether the dead PE was the one to end its wait, and the job cannot be correct any more.)
+fn check_lost(w: &World, done: &mut dyn FnMut() -> bool) {
+    let Some(net) = w.remote() else {
+        return;
+    };
+    if IN_RENDEZVOUS.load(Ordering::Relaxed) {
+        return;
+    }
+    let lost = net.lost();
+    let Some((pe, e)) = lost.iter().find(|(pe, _)| *pe != w.me && !has_left(w, *pe)) else {
+        return;
+    };
+    if done() {
+        return;
+    }
+    fatal!(
+        "wait",
+        "the connection to PE {pe} failed while this PE waits ({e}): ending the job"
     );
 }
 

@@ -18,13 +18,21 @@
 //!
 //! The signal is SIGURG, whose default action is to ignore it: a process that never installed
 //! the handler (a program not linked with rshmem under `oshrun`, a PE before `shmem_init`) is not
-//! harmed by a request. The handler is installed at the first `shmem_init` only where the
-//! program has left SIGURG at its default, and a program may replace it.
+//! harmed by a request. The signal never reaches the program's own threads: a request must not
+//! change what the program does, and a handler that runs on a thread cuts its `sleep`,
+//! `nanosleep`, `poll` or `select` short (POSIX restarts none of them, `SA_RESTART` or not). So
+//! at the first `shmem_init` the calling thread blocks SIGURG (threads it creates afterwards
+//! inherit the mask) and a thread of the library's own, `rshmem-report`, takes each request with
+//! `sigwaitinfo`. A handler stays installed for a thread that was created before `shmem_init`
+//! and does not block the signal, which the kernel may pick instead (its sleeps can then still be
+//! cut short). Both are set up only where the program has left SIGURG at its default, and a
+//! program may replace them; a process started by the PE (`fork` and `exec`) inherits the blocked
+//! signal, as it inherits every mask.
 
 use super::{error, world};
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The signal that asks every PE for a report.
@@ -38,6 +46,23 @@ static BLOCKED: AtomicUsize = AtomicUsize::new(0);
 static AFTER_MS: AtomicU64 = AtomicU64::new(0);
 /// What the handler writes when no wait is blocked.
 static IDLE: OnceLock<Box<[u8]>> = OnceLock::new();
+/// The locks this PE holds, with the ticket it holds each by (`ops::lock`, a ticket lock that
+/// does not record its holder): a PE waiting for a lock reports the ticket the lock serves, and
+/// the holder's report says it holds that ticket.
+static LOCKS: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+
+/// This PE took the lock at `lock` by `ticket` (`Some`), or released it (`None`).
+pub fn lock_held(lock: usize, ticket: Option<u64>) {
+    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    match ticket {
+        Some(ticket) => locks.push((lock, ticket)),
+        None => {
+            if let Some(i) = locks.iter().position(|&(l, _)| l == lock) {
+                locks.swap_remove(i);
+            }
+        }
+    }
+}
 
 /// Arms the reports for this PE (at init): the time after which a wait reports by itself, the
 /// handler's fixed line, and the handler where the program left the signal at its default.
@@ -71,7 +96,34 @@ pub fn install(me: usize, after: Option<Duration>) {
             libc::sigemptyset(&mut new.sa_mask);
             libc::sigaction(SIGNAL, &new, std::ptr::null_mut());
         }
+        // SAFETY: an all-zero sigset_t is a valid value for sigemptyset to fill in.
+        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a valid sigset_t; pthread_sigmask changes this thread's mask only.
+        let blocked = unsafe {
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, SIGNAL);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) == 0
+        };
+        // The listener inherits the blocked mask and waits for the signal in it.
+        if blocked {
+            let _ = std::thread::Builder::new()
+                .name("rshmem-report".into())
+                .spawn(move || listen(set));
+        }
     });
+}
+
+/// The report thread: takes each request from the pending signals (blocked in every thread
+/// created after `shmem_init`, so the kernel keeps a request for the process pending until this
+/// thread takes it) and answers it as the handler would.
+fn listen(set: libc::sigset_t) {
+    loop {
+        // SAFETY: `set` is a valid signal set; a NULL siginfo is allowed.
+        let signo = unsafe { libc::sigwaitinfo(&set, std::ptr::null_mut()) };
+        if signo == SIGNAL {
+            answer();
+        }
+    }
 }
 
 /// The requests received so far (a wait compares it with the count it has answered).
@@ -80,11 +132,19 @@ pub fn requests() -> u32 {
     REQUESTS.load(Ordering::Relaxed)
 }
 
-/// The signal handler: counts the request; answers it at once when no wait is blocked.
+/// The signal handler (for a thread that does not block the signal): answers the request.
 extern "C" fn on_request(_: libc::c_int) {
     // SAFETY: errno is this thread's; it is restored before returning, so that the interrupted
     // code never sees the handler's own write fail.
     let errno = unsafe { *libc::__errno_location() };
+    answer();
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = errno };
+}
+
+/// Counts a request; answers it at once when no wait is blocked. Async-signal-safe: it
+/// allocates nothing and takes no lock.
+fn answer() {
     if BLOCKED.load(Ordering::Relaxed) == 0
         && let Some(line) = IDLE.get()
     {
@@ -93,8 +153,6 @@ extern "C" fn on_request(_: libc::c_int) {
         unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
     }
     REQUESTS.fetch_add(1, Ordering::Relaxed);
-    // SAFETY: as above.
-    unsafe { *libc::__errno_location() = errno };
 }
 
 /// A wait that has reached its slow-path checks: it answers requests and reports itself once
@@ -176,6 +234,9 @@ fn report(what: &dyn Fn(&mut String), blocked: Duration) {
         line.insert_str(start, &format!("{call}: "));
     }
     let _ = write!(line, " (blocked {:.1} s)", blocked.as_secs_f64());
+    for (lock, ticket) in LOCKS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        let _ = write!(line, "; this PE holds lock={lock:#x} by ticket {ticket}");
+    }
     error::say(&line);
 }
 

@@ -22,6 +22,28 @@ pub(crate) fn failed(call: &'static str, pe: usize, e: transport::Error) -> ! {
     fatal!(call, "network operation on PE {pe} failed: {e}")
 }
 
+/// A failed operation not aimed at one PE (fence, quiet, pe_quiet): the error names the PEs whose
+/// connection the network found failed, never the caller for want of one.
+#[cold]
+#[inline(never)]
+fn flush_failed(call: &'static str, e: transport::Error) -> ! {
+    match e.lost_pes() {
+        [] => fatal!(
+            call,
+            "network operation failed: {e} (the network could not tell towards which PE)"
+        ),
+        [pe] => failed(call, *pe, e),
+        pes => {
+            let list: Vec<String> = pes.iter().map(usize::to_string).collect();
+            fatal!(
+                call,
+                "network operations on PEs {} failed: {e}",
+                list.join(", ")
+            )
+        }
+    }
+}
+
 /// The job's network and the lane of context `ctx`.
 #[inline]
 fn lane(w: &World, ctx: shmem_ctx_t) -> (&Remote, usize) {
@@ -273,7 +295,7 @@ pub(crate) fn fence(w: &World, call: &'static str, ctx: shmem_ctx_t) {
             net.fence(handle::lane_index(ctx))
         }
     {
-        failed(call, w.me, e);
+        flush_failed(call, e);
     }
 }
 
@@ -285,7 +307,7 @@ pub(crate) fn quiet(w: &World, call: &'static str, ctx: shmem_ctx_t) {
             net.quiet(handle::lane_index(ctx))
         }
     {
-        failed(call, w.me, e);
+        flush_failed(call, e);
     }
 }
 
@@ -297,6 +319,6 @@ pub(crate) fn pe_quiet(w: &World, call: &'static str, ctx: shmem_ctx_t, pes: &[u
             net.pe_quiet(handle::lane_index(ctx), pes)
         }
     {
-        failed(call, w.me, e);
+        flush_failed(call, e);
     }
 }

@@ -31,20 +31,38 @@ pub(crate) mod ucx;
 use std::fmt;
 use std::time::Instant;
 
-/// A failed network operation, in words (the network's call and status).
+/// A failed network operation, in words (the network's call and status), and, for an operation
+/// not aimed at one PE (a quiet, a fence), the PEs whose connection the network found failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error(String);
+pub struct Error {
+    text: String,
+    lost: Vec<usize>,
+}
 
 impl Error {
     /// An error described by `text`.
     pub(crate) fn new(text: impl Into<String>) -> Error {
-        Error(text.into())
+        Error {
+            text: text.into(),
+            lost: Vec::new(),
+        }
+    }
+
+    /// The same error, found to come from the failed connections to the world PEs `pes`.
+    pub(crate) fn lost(mut self, pes: Vec<usize>) -> Error {
+        self.lost = pes;
+        self
+    }
+
+    /// The PEs whose connection failed, where the network could tell (empty otherwise).
+    pub(crate) fn lost_pes(&self) -> &[usize] {
+        &self.lost
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
@@ -315,6 +333,12 @@ pub(crate) trait Network: Sized {
 
     /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
+
+    /// The PEs whose connection the network found broken (the peer ended, or its host did),
+    /// with the error of each; found while the waits poll, so that a wait for a dead peer ends.
+    fn lost(&self) -> Vec<(usize, Error)> {
+        Vec::new()
+    }
 
     /// Whether `pe`'s raises to this PE arrive apart from the rest (then a wait for one serves
     /// with `signals`, [`Network::serve`]).
@@ -588,6 +612,11 @@ impl Remote {
         wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
     ) -> Result<R> {
         self.receive_messages(&mut [(tag, into)], |test| wait(&mut || test(0)))
+    }
+
+    /// See [`Network::lost`].
+    pub(crate) fn lost(&self) -> Vec<(usize, Error)> {
+        each!(self, n => Network::lost(n))
     }
 
     /// See [`Network::raises_apart`].

@@ -3,7 +3,11 @@
 //!
 //! Everything runs on one thread around one `poll`: a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP,
 //! SIGQUIT are blocked and read from it), oshrun's end of each PE's PMI socket, and with `--tag-output`
-//! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business.
+//! the PEs' stdout/stderr pipes. How a PE is started is `process`'s business. Nothing in the loop
+//! waits for one PE: the PMI sockets are non-blocking, each PE's unread replies are queued up to
+//! [`OUT_MAX`] bytes (a PE past it loses its PMI connection), so a client that floods requests
+//! without reading the replies neither blocks the loop nor delays a signal to oshrun. What a PE
+//! sent is shown escaped (`pmi::escape`), at most [`WARNINGS_MAX`] complaints per PE.
 //!
 //! Ending: the first PE that fails (non-zero exit, killed by a signal, exit 0 after PMI init but
 //! without PMI finalize, or `cmd=abort`, whose code may be 0 for `shmem_global_exit(0)`), the
@@ -68,9 +72,22 @@ const SHM_DIR: &str = "/dev/shm";
 
 /// oshrun's end of one PE's PMI socket.
 struct PmiConn {
+    /// Non-blocking: the loop never waits for one PE.
     stream: UnixStream,
     lines: LineBuffer,
+    /// Replies the PE has not taken yet, at most [`OUT_MAX`] bytes; written when the socket is
+    /// writable.
+    out: Vec<u8>,
+    /// Complaints about this PE's requests shown so far (at most [`WARNINGS_MAX`]).
+    warnings: usize,
 }
+
+/// Most reply bytes a PE may leave unread: a PE that sends requests without reading the replies
+/// (a broken or hostile client) loses its PMI connection past it, instead of blocking oshrun.
+/// rshmem's PEs read each reply before the next request.
+const OUT_MAX: usize = 1 << 20;
+/// Most complaints shown about one PE's requests; then one line says the rest are not.
+const WARNINGS_MAX: usize = 20;
 
 /// One PE output pipe under `--tag-output`.
 struct Tagged<R> {
@@ -127,6 +144,7 @@ struct Job {
     deadline: Option<Instant>,
     timeout_secs: f64,
     /// Set when the timeout has fired: the PEs print their reports until then, then the stop.
+    /// From then on the job's exit status is [`EXIT_TIMEOUT`], whatever the PEs do.
     reports_until: Option<Instant>,
 }
 
@@ -166,10 +184,18 @@ pub fn run(opts: &Options) -> i32 {
             Ok(spawned) => job.pes.push(Pe {
                 pid: spawned.pid,
                 exit: None,
-                pmi: Some(PmiConn {
-                    stream: spawned.pmi,
-                    lines: LineBuffer::default(),
-                }),
+                pmi: match spawned.pmi.set_nonblocking(true) {
+                    Ok(()) => Some(PmiConn {
+                        stream: spawned.pmi,
+                        lines: LineBuffer::default(),
+                        out: Vec::new(),
+                        warnings: 0,
+                    }),
+                    Err(e) => {
+                        say!("oshrun: PE {rank}: cannot set up its PMI socket: {e}");
+                        None
+                    }
+                },
                 stdout: spawned.stdout.map(|pipe| Tagged {
                     pipe,
                     tagger: LineTagger::new(rank),
@@ -221,6 +247,12 @@ fn new_kvsname() -> String {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     format!("oshrun_{}_{nanos:x}", std::process::id())
+}
+
+/// "0, 2, 3".
+fn list(ranks: &[usize]) -> String {
+    let words: Vec<String> = ranks.iter().map(usize::to_string).collect();
+    words.join(", ")
 }
 
 /// "SIGSEGV" for 11.
@@ -278,11 +310,15 @@ impl Job {
             if !self.pes.iter().any(Pe::running) {
                 break;
             }
+            self.check_stranded();
             self.check_clocks();
             for source in self.wait() {
                 match source {
                     Source::Signals => {} // read at the top of the loop
-                    Source::Pmi(rank) => self.read_pmi(rank),
+                    Source::Pmi(rank) => {
+                        self.write_pmi(rank);
+                        self.read_pmi(rank);
+                    }
                     Source::Stdout(rank) => forward(&mut self.pes[rank].stdout, &mut io::stdout()),
                     Source::Stderr(rank) => forward(&mut self.pes[rank].stderr, &mut io::stderr()),
                 }
@@ -291,6 +327,11 @@ impl Job {
         for pe in &mut self.pes {
             drain(&mut pe.stdout, &mut io::stdout());
             drain(&mut pe.stderr, &mut io::stderr());
+        }
+        if self.reports_until.is_some() {
+            // Once oshrun has said the job timed out, it did: PEs that end by themselves during
+            // the reports, or fail on the stop, change nothing.
+            return EXIT_TIMEOUT;
         }
         self.exit_code.unwrap_or(0)
     }
@@ -321,7 +362,11 @@ impl Job {
         for (rank, pe) in self.pes.iter().enumerate() {
             if let Some(conn) = &pe.pmi {
                 sources.push(Source::Pmi(rank));
-                fds.push(PollFd::new(conn.stream.as_fd(), PollFlags::POLLIN));
+                let mut events = PollFlags::POLLIN;
+                if !conn.out.is_empty() {
+                    events |= PollFlags::POLLOUT;
+                }
+                fds.push(PollFd::new(conn.stream.as_fd(), events));
             }
             if let Some(tagged) = &pe.stdout {
                 sources.push(Source::Stdout(rank));
@@ -478,7 +523,12 @@ impl Job {
             }
             Exit::Code(code) => {
                 if self.pes.iter().any(Pe::running) {
-                    say!("oshrun: PE {rank} (pid {pid}) exited with code {code}");
+                    let when = if self.server.initialized(rank) {
+                        ""
+                    } else {
+                        " before shmem_init"
+                    };
+                    say!("oshrun: PE {rank} (pid {pid}) exited with code {code}{when}");
                 }
                 self.fail(code);
             }
@@ -546,6 +596,74 @@ impl Job {
         }
     }
 
+    /// Ends the job when PEs wait in the PMI barrier for a PE that has exited without ever
+    /// connecting (it returned or exited before `shmem_init`): that barrier can never complete.
+    /// (A PE that exits with a non-zero status, or after connecting without a finalize, already
+    /// ends the job.)
+    fn check_stranded(&mut self) {
+        if self.stopping.is_some() {
+            return;
+        }
+        let waiting: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| self.server.in_barrier(r))
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        let gone = self.pes.iter().enumerate().find(|(rank, pe)| {
+            matches!(pe.exit, Some(Exit::Code(_))) && !self.server.initialized(*rank)
+        });
+        let Some((rank, pe)) = gone else { return };
+        let code = match pe.exit {
+            Some(Exit::Code(code)) => code,
+            _ => 0,
+        };
+        say!(
+            "oshrun: PE {rank} (pid {}) exited with code {code} before shmem_init, and PE{} {} \
+             wait{} for it in shmem_init: ending the job",
+            pe.pid,
+            if waiting.len() == 1 { "" } else { "s" },
+            list(&waiting),
+            if waiting.len() == 1 { "s" } else { "" },
+        );
+        self.fail(if code == 0 { 1 } else { code });
+    }
+
+    /// Where each PE is as far as oshrun can tell, for the timeout's report: which wait in the
+    /// PMI barrier (in `shmem_init`, or `shmem_finalize`), which have not reached `shmem_init`.
+    fn say_pmi_state(&self) {
+        let running = |r: &usize| self.pes[*r].running();
+        let waiting: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| self.server.in_barrier(r))
+            .filter(running)
+            .collect();
+        let absent: Vec<usize> = (0..self.pes.len())
+            .filter(|&r| !self.server.initialized(r))
+            .filter(running)
+            .collect();
+        if !waiting.is_empty() {
+            let missing: Vec<usize> = (0..self.pes.len())
+                .filter(|&r| !self.server.in_barrier(r))
+                .collect();
+            say!(
+                "oshrun: PE{} {} wait{} in the launcher's barrier (shmem_init, or shmem_finalize) for PE{} {}",
+                if waiting.len() == 1 { "" } else { "s" },
+                list(&waiting),
+                if waiting.len() == 1 { "s" } else { "" },
+                if missing.len() == 1 { "" } else { "s" },
+                list(&missing),
+            );
+        }
+        if !absent.is_empty() {
+            say!(
+                "oshrun: PE{} {} ha{} not reached shmem_init (no PMI connection yet)",
+                if absent.len() == 1 { "" } else { "s" },
+                list(&absent),
+                if absent.len() == 1 { "s" } else { "ve" },
+            );
+        }
+    }
+
     /// Fires the timeout (the PEs' reports, then the stop) and the SIGKILL that follows a stop.
     fn check_clocks(&mut self) {
         let now = Instant::now();
@@ -557,6 +675,7 @@ impl Job {
                 "oshrun: job timed out after {} s; where each PE is:",
                 self.timeout_secs
             );
+            self.say_pmi_state();
             self.ask_reports();
             self.reports_until = Some(now + REPORT_TIME);
         }
@@ -614,8 +733,17 @@ impl Job {
     }
 
     fn apply(&mut self, rank: usize, outcome: Outcome) {
-        if let Some(warning) = outcome.warning {
-            say!("oshrun: PE {rank}: {warning}");
+        if let (Some(warning), Some(conn)) = (outcome.warning, self.pes[rank].pmi.as_mut()) {
+            conn.warnings += 1;
+            if conn.warnings <= WARNINGS_MAX {
+                say!("oshrun: PE {rank}: {warning}");
+            }
+            if conn.warnings == WARNINGS_MAX {
+                say!(
+                    "oshrun: PE {rank}: {WARNINGS_MAX} complaints about its PMI requests; \
+                     further ones are not shown"
+                );
+            }
         }
         for (to, line) in outcome.replies {
             self.send(to, &line);
@@ -625,20 +753,56 @@ impl Job {
         }
     }
 
-    /// Sends one reply line to PE `to`; a PE that cannot take it loses its PMI connection.
+    /// Queues one reply line to PE `to` and writes what the socket takes now; a PE that leaves
+    /// more than [`OUT_MAX`] bytes of replies unread loses its PMI connection.
     fn send(&mut self, to: usize, line: &str) {
         let Some(conn) = self.pes.get_mut(to).and_then(|pe| pe.pmi.as_mut()) else {
             return;
         };
-        if let Err(e) = conn.stream.write_all(line.as_bytes()) {
-            let gone = matches!(
-                e.kind(),
-                io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
-            );
-            if !gone && self.stopping.is_none() {
-                say!("oshrun: PE {to}: cannot send a PMI reply ({e}); closing its PMI socket");
+        conn.out.extend_from_slice(line.as_bytes());
+        self.write_pmi(to);
+        let Some(conn) = self.pes[to].pmi.as_ref() else {
+            return;
+        };
+        if conn.out.len() > OUT_MAX {
+            if self.stopping.is_none() {
+                say!(
+                    "oshrun: PE {to}: leaves its PMI replies unread (over {OUT_MAX} bytes); \
+                     closing its PMI socket"
+                );
             }
             self.pes[to].pmi = None;
+        }
+    }
+
+    /// Writes what PE `rank`'s socket takes of its queued replies, without waiting; a PE whose
+    /// socket fails loses its PMI connection.
+    fn write_pmi(&mut self, rank: usize) {
+        let Some(conn) = self.pes[rank].pmi.as_mut() else {
+            return;
+        };
+        while !conn.out.is_empty() {
+            match conn.stream.write(&conn.out) {
+                Ok(0) => break,
+                Ok(n) => {
+                    conn.out.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    let gone = matches!(
+                        e.kind(),
+                        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+                    );
+                    if !gone && self.stopping.is_none() {
+                        say!(
+                            "oshrun: PE {rank}: cannot send a PMI reply ({e}); closing its PMI socket"
+                        );
+                    }
+                    self.pes[rank].pmi = None;
+                    return;
+                }
+            }
         }
     }
 
@@ -653,7 +817,10 @@ impl Job {
         if self.stopping.is_some() {
             return;
         }
-        let detail = abort.message.map(|m| format!(": {m}")).unwrap_or_default();
+        let detail = abort
+            .message
+            .map(|m| format!(": {}", crate::pmi::escape(m.as_bytes())))
+            .unwrap_or_default();
         // Exit code 0 is `shmem_global_exit(0)`: an end, not a failure.
         let verb = if abort.code == 0 { "ended" } else { "aborted" };
         say!(

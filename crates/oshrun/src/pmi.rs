@@ -16,6 +16,30 @@ pub const VALLEN_MAX: usize = 1024;
 /// Longest request line accepted; longer lines are discarded and answered with an error.
 pub const LINE_MAX: usize = 64 * 1024;
 
+/// Longest piece of a client's bytes [`escape`] shows.
+pub const ECHO_MAX: usize = 200;
+
+/// A client's bytes as they may be shown on oshrun's stderr: printable ASCII as is, a backslash
+/// doubled, every other byte (control characters, escape sequences, NUL, bytes of UTF-8 or not)
+/// as `\xNN`; at most [`ECHO_MAX`] bytes of it, then `...` and how many bytes were left out.
+pub fn escape(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for &b in bytes.iter().take(ECHO_MAX) {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    if bytes.len() > ECHO_MAX {
+        let _ = write!(out, "... ({} more bytes)", bytes.len() - ECHO_MAX);
+    }
+    out
+}
+
 /// One parsed request: its fields in the order they were sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
@@ -40,7 +64,9 @@ impl fmt::Display for ParseError {
         match self {
             ParseError::Empty => f.write_str("empty line"),
             ParseError::NotUtf8 => f.write_str("line is not UTF-8"),
-            ParseError::BadToken(t) => write!(f, "token '{t}' is not key=value"),
+            ParseError::BadToken(t) => {
+                write!(f, "token '{}' is not key=value", escape(t.as_bytes()))
+            }
             ParseError::MissingCmd => f.write_str("no cmd= field"),
         }
     }

@@ -17,7 +17,6 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
@@ -27,9 +26,6 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, pipe2};
 
 use crate::cli::Options;
-
-/// A PE that does not read a PMI reply for this long loses its PMI connection.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How a PE ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +111,6 @@ impl Launcher {
     /// stderr are oshrun's, or pipes with `--tag-output`.
     pub fn spawn(&self, rank: usize) -> io::Result<Spawned> {
         let (ours, theirs) = UnixStream::pair()?;
-        ours.set_write_timeout(Some(REPLY_TIMEOUT))?;
         // Keep the PE's end off 0..=2, which the stdio set-up could overwrite (possible only if
         // oshrun itself was started with one of them closed); the duplicate is >= 3.
         let theirs = if theirs.as_raw_fd() <= 2 {
@@ -208,6 +203,7 @@ fn stat(pid: Pid) -> Option<(char, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn exiting_tells_a_running_process_from_an_ended_one() {

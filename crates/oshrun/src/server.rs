@@ -51,6 +51,19 @@ struct RankState {
     initialized: bool,
     finalized: bool,
     in_barrier: bool,
+    /// Whether a put of this rank was refused for a full KVS (reported once).
+    kvs_full: bool,
+}
+
+/// Most bytes the KVS holds, each entry counted as [`entry_bytes`]: 64 MiB, room for 50,000 puts
+/// of the longest key and value, far more than a job of rshmem needs (a few KiB per PE). A put
+/// past it is refused (`rc=-1 msg=kvs_full`), so that a broken or hostile client cannot grow
+/// oshrun without bound.
+pub const KVS_MAX: usize = 64 << 20;
+
+/// What one entry costs the KVS: its key and value, and the map's own share of it.
+fn entry_bytes(key: &str, value: &str) -> usize {
+    key.len() + value.len() + 64
 }
 
 /// PMI state shared by all ranks of a job.
@@ -59,6 +72,8 @@ pub struct Server {
     size: usize,
     kvsname: String,
     kvs: HashMap<String, String>,
+    /// What the KVS holds, counted as [`entry_bytes`]; at most [`KVS_MAX`].
+    kvs_bytes: usize,
     ranks: Vec<RankState>,
     waiting: usize,
 }
@@ -74,6 +89,7 @@ impl Server {
         Server {
             size,
             kvsname,
+            kvs_bytes: kvs.iter().map(|(k, v)| entry_bytes(k, v)).sum(),
             kvs,
             ranks: vec![RankState::default(); size],
             waiting: 0,
@@ -88,6 +104,11 @@ impl Server {
     /// Whether `rank` has sent `cmd=finalize`.
     pub fn finalized(&self, rank: usize) -> bool {
         self.ranks.get(rank).is_some_and(|r| r.finalized)
+    }
+
+    /// Whether `rank` waits in the barrier.
+    pub fn in_barrier(&self, rank: usize) -> bool {
+        self.ranks.get(rank).is_some_and(|r| r.in_barrier)
     }
 
     /// Handles one line (or over-long line) received from `rank`, which must be `< size`.
@@ -113,7 +134,7 @@ impl Server {
             )
             .warn(format!(
                 "malformed PMI request ({e}): '{}'",
-                String::from_utf8_lossy(bytes)
+                pmi::escape(bytes)
             )),
         }
     }
@@ -138,8 +159,8 @@ impl Server {
                     reply
                 } else {
                     reply.warn(format!(
-                        "asked for PMI version {}, only 1 is served",
-                        m.get("pmi_version").unwrap_or("(none)")
+                        "asked for PMI version '{}', only 1 is served",
+                        pmi::escape(m.get("pmi_version").unwrap_or("(none)").as_bytes())
                     ))
                 }
             }
@@ -190,7 +211,10 @@ impl Server {
                     ("msg", "unknown_command"),
                 ],
             )
-            .warn(format!("unknown PMI command '{cmd}'")),
+            .warn(format!(
+                "unknown PMI command '{}'",
+                pmi::escape(cmd.as_bytes())
+            )),
         }
     }
 
@@ -204,8 +228,8 @@ impl Server {
             )
             .warn(format!(
                 "{} names KVS '{}', this job's is '{}'",
-                m.cmd(),
-                name.unwrap_or("(none)"),
+                pmi::escape(m.cmd().as_bytes()),
+                pmi::escape(name.unwrap_or("(none)").as_bytes()),
                 self.kvsname
             ))),
         }
@@ -233,6 +257,23 @@ impl Server {
                 value.len()
             ));
         }
+        let old = self.kvs.get(key).map_or(0, |v| entry_bytes(key, v));
+        let bytes = self.kvs_bytes - old + entry_bytes(key, value);
+        if bytes > KVS_MAX {
+            let first = !self.ranks[rank].kvs_full;
+            self.ranks[rank].kvs_full = true;
+            let reply = Outcome::reply(rank, &[("cmd", CMD), ("rc", "-1"), ("msg", "kvs_full")]);
+            return if first {
+                reply.warn(format!(
+                    "put refused: the key/value space is full ({} keys, {KVS_MAX} bytes at most); \
+                     later refusals to this PE are not reported",
+                    self.kvs.len()
+                ))
+            } else {
+                reply
+            };
+        }
+        self.kvs_bytes = bytes;
         self.kvs.insert(key.to_owned(), value.to_owned());
         Outcome::reply(rank, &[("cmd", CMD), ("rc", "0"), ("msg", "success")])
     }
@@ -441,6 +482,87 @@ mod tests {
         assert_eq!(r.get("rc"), Some("0"));
         let r = ask(&mut s, 0, &format!("cmd=put kvsname={NAME} key=k"));
         assert_eq!(r.get("rc"), Some("-1"));
+    }
+
+    /// The KVS stops growing at [`KVS_MAX`]: a put past it gets `kvs_full` (and one warning per
+    /// PE), an overwrite that does not grow it still succeeds, what was stored stays readable.
+    #[test]
+    fn the_key_store_is_bounded() {
+        let mut s = server(2);
+        let value = "v".repeat(VALLEN_MAX);
+        let mut stored = 0;
+        let refused = loop {
+            let out = send(
+                &mut s,
+                0,
+                &format!("cmd=put kvsname={NAME} key=k{stored} value={value}"),
+            );
+            if out.replies[0].1.contains("rc=-1") {
+                break out;
+            }
+            stored += 1;
+            assert!(
+                stored <= KVS_MAX / VALLEN_MAX,
+                "no bound after {stored} puts"
+            );
+        };
+        assert!(stored >= KVS_MAX / (VALLEN_MAX + 128) - 1, "{stored}");
+        assert!(refused.replies[0].1.contains("msg=kvs_full"), "{refused:?}");
+        assert!(
+            refused
+                .warning
+                .as_deref()
+                .unwrap_or("")
+                .contains("key/value space is full"),
+            "{refused:?}"
+        );
+        let again = send(
+            &mut s,
+            0,
+            &format!("cmd=put kvsname={NAME} key=new value={value}"),
+        );
+        assert!(again.replies[0].1.contains("msg=kvs_full"));
+        assert_eq!(again.warning, None, "reported once per PE");
+        let other = send(
+            &mut s,
+            1,
+            &format!("cmd=put kvsname={NAME} key=new value={value}"),
+        );
+        assert!(other.warning.is_some(), "PE 1's first refusal is reported");
+        let r = ask(
+            &mut s,
+            0,
+            &format!("cmd=put kvsname={NAME} key=k0 value=short"),
+        );
+        assert_eq!(r.get("rc"), Some("0"));
+        let r = ask(&mut s, 1, &format!("cmd=get kvsname={NAME} key=k1"));
+        assert_eq!(r.get("value"), Some(value.as_str()));
+    }
+
+    /// Whatever a client sent is shown escaped: no NUL, escape sequence or other control byte
+    /// reaches oshrun's stderr.
+    #[test]
+    fn client_bytes_are_echoed_escaped() {
+        let mut s = server(1);
+        let out = s.handle_line(0, &Line::Complete(b"\x1b[2J\x00\xff\\ x".to_vec()));
+        let warning = out.warning.unwrap();
+        assert!(warning.contains("'\\x1b[2J\\x00\\xff\\\\ x'"), "{warning}");
+        let out = send(&mut s, 0, "cmd=\x07bell");
+        let warning = out.warning.unwrap();
+        assert!(warning.contains("'\\x07bell'"), "{warning}");
+        assert!(
+            warning.bytes().all(|b| (0x20..=0x7e).contains(&b)),
+            "{warning}"
+        );
+        let long = format!("cmd=put kvsname=\x1b{}", "y".repeat(1000));
+        let out = send(&mut s, 0, &long);
+        let warning = out.warning.unwrap();
+        assert!(warning.contains("more bytes)"), "{warning}");
+        assert!(warning.len() < 600, "{warning}");
+        assert!(
+            warning.bytes().all(|b| (0x20..=0x7e).contains(&b)),
+            "{warning}"
+        );
     }
 
     #[test]

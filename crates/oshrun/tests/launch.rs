@@ -673,3 +673,77 @@ fn shared_memory_named_after_the_job_is_removed() {
         assert!(!Path::new(&path).exists(), "{path} left behind");
     }
 }
+
+/// A hostile PMI client: PE 0 sends 200,000 requests without reading a reply, PE 1 sends NUL,
+/// escape sequences and other binary bytes. oshrun neither blocks (it used to wait up to 10 s in
+/// a write to PE 0, a SIGTERM meanwhile taking as long) nor grows without bound: PE 0 loses its
+/// PMI connection past 1 MiB of unread replies, SIGTERM then ends the job at once, and what PE 1
+/// sent is shown escaped (no control byte on oshrun's stderr), at most 20 complaints of it.
+#[test]
+fn a_hostile_client_neither_blocks_oshrun_nor_reaches_its_stderr_raw() {
+    let file = Scratch::new("hostile");
+    let script = python_pe(&format!(
+        "if rank == 0:\n    \
+             try:\n        \
+                 sock.sendall(b'cmd=get_appnum\\n' * 200000)\n    \
+             except OSError:\n        \
+                 pass\n\
+         else:\n    \
+             for i in range(30):\n        \
+                 sock.sendall(b'\\x00\\x1b[31mred\\x07 \\xff\\xfe cmd=\\x1b]0;title\\x07\\n')\n    \
+             sock.sendall(b'cmd=\\x1b[2Jclear\\n')\n\
+         open('{}', 'a').write(f'{{os.getpid()}}\\n')\n\
+         time.sleep(30)",
+        file.0
+    ));
+    let t0 = Instant::now();
+    let child = start(
+        &["--timeout", "40", "-np", "2", "python3", "-c", &script],
+        false,
+    );
+    while file.pids().len() < 2 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the PEs did not get through"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = finish(child, t0);
+    let after = sent.elapsed();
+    assert_eq!(run.code, Some(143), "{}", run.stderr);
+    assert!(after < Duration::from_secs(2), "SIGTERM took {after:?}");
+    println!("oshrun ended {after:?} after SIGTERM, a client flooding it");
+    assert!(
+        run.stderr
+            .contains("oshrun: PE 0: leaves its PMI replies unread (over 1048576 bytes)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("'\\x00\\x1b[31mred\\x07 \\xff\\xfe cmd=\\x1b]0;title\\x07'"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr
+            .bytes()
+            .any(|b| b < 0x20 && b != b'\n' || b > 0x7e),
+        "a raw byte on oshrun's stderr: {:?}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("PE 1: 20 complaints about its PMI requests"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.lines().count() < 30, "{}", run.stderr);
+    assert_gone(&file.pids());
+}

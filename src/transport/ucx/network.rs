@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
-use ucx_sys::UCS_ERR_INVALID_PARAM;
+use ucx_sys::{UCS_ERR_INVALID_PARAM, UCS_ERR_TIMED_OUT};
 
 /// At most how many requests a lane keeps in flight for the program's non-blocking gets, and for
 /// its non-blocking puts that UCX could not send at once; the one that makes that many waits for
@@ -275,10 +275,10 @@ impl Lane {
     fn open(context: &Context, cards: &[Card], server: &Arc<Server>) -> Result<Lane> {
         let worker = Worker::serving(context, server)?;
         let mut peers = Vec::with_capacity(cards.len());
-        for card in cards {
+        for (pe, card) in cards.iter().enumerate() {
             // SAFETY: the address is the bytes a peer's Worker::address produced (the card format
             // is checked by the decoding; the bytes are UCX's).
-            let endpoint = unsafe { worker.connect(&card.address) }?;
+            let endpoint = unsafe { worker.connect_to_pe(&card.address, pe) }?;
             let mut rkeys = Vec::with_capacity(card.segments.len());
             for segment in &card.segments {
                 rkeys.push(match segment {
@@ -643,6 +643,28 @@ impl Lane {
         Ok(())
     }
 
+    /// The PEs whose connection failed, asked after an operation of the lane failed without saying
+    /// towards which peer (a worker flush, a get of a quiet): every endpoint is flushed and each
+    /// flush waited for until `deadline`; an endpoint whose flush fails (UCX fails every request
+    /// of an endpoint whose connection broke) names its PE. Endpoint `i` is PE `i`'s.
+    pub fn lost_peers(&self, deadline: Instant) -> Vec<usize> {
+        let flushes: Vec<Result<Request>> = self
+            .peers
+            .iter()
+            .map(|p| p.endpoint.start_flush())
+            .collect();
+        let mut lost = Vec::new();
+        for (pe, flush) in flushes.into_iter().enumerate() {
+            match flush.and_then(|request| request.wait_by(deadline)) {
+                // Still in flight at the deadline: a slow peer, not a broken connection.
+                Err(e) if e.status == UCS_ERR_TIMED_OUT => {}
+                Err(_) => lost.push(pe),
+                Ok(()) => {}
+            }
+        }
+        lost
+    }
+
     /// Moves what the worker has queued (sends a full socket held back), without waiting.
     #[inline]
     pub fn poll(&self) {
@@ -706,6 +728,7 @@ impl Network {
     /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
     /// `lanes` lanes; the default one (0) is opened now.
     pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
+        super::worker::forget_lost_peers();
         let cards = cards
             .iter()
             .map(|c| Card::parse(c, local.regions.len()))

@@ -32,6 +32,19 @@ impl Network {
     }
 }
 
+/// A failure of `lane` not aimed at one PE (a quiet, a fence), with the PEs whose connection
+/// failed ([`Lane::lost_peers`], asked for at most a second).
+#[cold]
+#[inline(never)]
+fn blame(lane: &Lane, e: Error) -> transport::Error {
+    // The endpoints UCX called failed, else those whose flush fails now.
+    let mut lost: Vec<usize> = super::worker::lost_peers().iter().map(|l| l.0).collect();
+    if lost.is_empty() {
+        lost = lane.lost_peers(Instant::now() + std::time::Duration::from_secs(1));
+    }
+    transport::Error::from(e).lost(lost)
+}
+
 impl transport::Network for Network {
     unsafe fn connect(
         segments: &[(usize, usize)],
@@ -205,14 +218,14 @@ impl transport::Network for Network {
 
     fn fence(&self, lane: usize) -> transport::Result<()> {
         match self.opened_lane(lane) {
-            Some(lane) => Ok(lane.fence()?),
+            Some(lane) => lane.fence().map_err(|e| blame(lane, e)),
             None => Ok(()),
         }
     }
 
     fn quiet(&self, lane: usize) -> transport::Result<()> {
         match self.opened_lane(lane) {
-            Some(lane) => Ok(lane.quiet()?),
+            Some(lane) => lane.quiet().map_err(|e| blame(lane, e)),
             None => Ok(()),
         }
     }
@@ -301,6 +314,13 @@ impl transport::Network for Network {
     #[inline]
     fn poll(&self) {
         self.default_lane().poll();
+    }
+
+    fn lost(&self) -> Vec<(usize, transport::Error)> {
+        super::worker::lost_peers()
+            .into_iter()
+            .map(|(pe, e)| (pe, e.into()))
+            .collect()
     }
 
     #[inline]

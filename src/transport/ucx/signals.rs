@@ -103,7 +103,7 @@ impl Signals {
             return Ok(endpoint);
         }
         // SAFETY: the address is the bytes of the peer's Worker::address, from its card.
-        let endpoint = unsafe { self.worker.connect(&self.addresses[pe]) }?;
+        let endpoint = unsafe { self.worker.connect_to_pe(&self.addresses[pe], pe) }?;
         Ok(self.endpoints[pe].get_or_init(|| endpoint))
     }
 

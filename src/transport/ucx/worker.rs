@@ -278,17 +278,73 @@ impl Worker {
     /// # Safety
     /// `peer` must be the bytes of a worker address produced by UCX (UCX parses them without
     /// knowing their length).
+    #[cfg(test)]
     pub unsafe fn connect(&self, peer: &[u8]) -> Result<Endpoint> {
         let params = ucp_ep_params_t {
             field_mask: UCP_EP_PARAM_FIELD_REMOTE_ADDRESS as u64,
             address: peer.as_ptr().cast(),
             ..Default::default()
         };
+        // SAFETY: forwarded contract.
+        unsafe { self.create_endpoint(&params) }
+    }
+
+    /// [`Worker::connect`] to PE `pe`, in UCX's peer-failure mode where a transport to the peer
+    /// has it: when the connection breaks (the peer ended, or its host did), UCX fails the
+    /// endpoint's requests in flight instead of leaving them to wait for ever, and the error is
+    /// recorded for `pe` ([`lost_peers`]). UCX 1.13's shared-memory transports (and `self`) have no
+    /// peer-failure handling: an endpoint only they can make is made as before, without it (on
+    /// the node, the launcher and the runtime's own checks see a PE die). Where both kinds reach
+    /// the peer, the mode leaves UCX the transports that have it (TCP, not shared memory, to a
+    /// PE of this node under `SHMEM_TRANSPORT=ucx`).
+    ///
+    /// # Safety
+    /// As [`Worker::connect`].
+    pub unsafe fn connect_to_pe(&self, peer: &[u8], pe: usize) -> Result<Endpoint> {
+        let plain = ucp_ep_params_t {
+            field_mask: UCP_EP_PARAM_FIELD_REMOTE_ADDRESS as u64,
+            address: peer.as_ptr().cast(),
+            ..Default::default()
+        };
+        let params = ucp_ep_params_t {
+            field_mask: (UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
+                | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
+                | UCP_EP_PARAM_FIELD_ERR_HANDLER) as u64,
+            address: peer.as_ptr().cast(),
+            err_mode: UCP_ERR_HANDLING_MODE_PEER,
+            err_handler: ucp_err_handler_t {
+                cb: Some(on_endpoint_error),
+                // The PE's number, not a pointer: nothing to keep alive.
+                arg: pe as *mut c_void,
+            },
+            ..Default::default()
+        };
+        use std::sync::atomic::Ordering::Relaxed;
+        if !PEER_MODE.load(Relaxed) || !tls_handle_peer_failure() {
+            // SAFETY: forwarded contract.
+            return unsafe { self.create_endpoint(&plain) };
+        }
+        // SAFETY: forwarded contract.
+        match unsafe { self.create_endpoint(&params) } {
+            Ok(endpoint) => Ok(endpoint),
+            Err(e) if e.status == UCS_ERR_UNREACHABLE => {
+                // UCX printed why (no transport with peer-failure handling): once is enough.
+                PEER_MODE.store(false, Relaxed);
+                // SAFETY: forwarded contract.
+                unsafe { self.create_endpoint(&plain) }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// # Safety
+    /// As [`Worker::connect`], for the address `params` points at.
+    unsafe fn create_endpoint(&self, params: &ucp_ep_params_t) -> Result<Endpoint> {
         let mut raw = ptr::null_mut();
         // SAFETY: the worker is live; params point at a worker address (caller's contract) that
-        // UCX copies during the call; raw is writable.
+        // UCX copies during the call; raw is writable; an error callback is a static function.
         check("ucp_ep_create", unsafe {
-            ucp_ep_create(self.handle.raw, &params, &mut raw)
+            ucp_ep_create(self.handle.raw, params, &mut raw)
         })?;
         Ok(Endpoint {
             handle: Arc::new(EndpointHandle {
@@ -297,6 +353,70 @@ impl Worker {
             }),
         })
     }
+}
+
+/// The PEs whose endpoint UCX found failed (their connection broke: the peer ended, or its host
+/// did), with the status, in the order found; `LOST_ANY` tells whether there is one without the
+/// lock. Filled by [`on_endpoint_error`], for every endpoint made with [`Worker::connect_to_pe`].
+static LOST: std::sync::Mutex<Vec<(usize, ucs_status_t)>> = std::sync::Mutex::new(Vec::new());
+static LOST_ANY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether endpoints are still made in peer-failure mode ([`Worker::connect_to_pe`]): cleared
+/// when UCX found no transport with it to a peer.
+static PEER_MODE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether `UCX_TLS` (UCX's own variable) leaves UCX a transport with peer-failure handling: unset,
+/// `all`, a list of exclusions (`^...`), or one naming TCP or an InfiniBand transport. A list of
+/// shared-memory transports alone (`sm,self`) has none, and an endpoint in that mode would fail
+/// with UCX's error printed.
+fn tls_handle_peer_failure() -> bool {
+    let Some(tls) = std::env::var_os("UCX_TLS") else {
+        return true;
+    };
+    let tls = tls.to_string_lossy().to_ascii_lowercase();
+    tls.starts_with('^')
+        || tls.split(',').any(|t| {
+            let t = t.trim();
+            t == "all"
+                || t == "tcp"
+                || t == "ib"
+                || ["rc", "ud", "dc"].iter().any(|p| t.starts_with(p))
+        })
+}
+
+/// UCX's endpoint error callback: records the PE (its number is the callback's argument).
+unsafe extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ucp_ep_h, status: ucs_status_t) {
+    let pe = arg as usize;
+    let mut lost = LOST.lock().unwrap_or_else(|e| e.into_inner());
+    if !lost.iter().any(|&(p, _)| p == pe) {
+        lost.push((pe, status));
+    }
+    LOST_ANY.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// The PEs whose connection UCX found failed so far, with the error of each.
+pub fn lost_peers() -> Vec<(usize, Error)> {
+    if !LOST_ANY.load(std::sync::atomic::Ordering::Acquire) {
+        return Vec::new();
+    }
+    let lost = LOST.lock().unwrap_or_else(|e| e.into_inner());
+    lost.iter()
+        .map(|&(pe, status)| {
+            (
+                pe,
+                Error {
+                    call: "endpoint error",
+                    status,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Forgets the failed connections of an earlier network (a new `shmem_init` connects afresh).
+pub fn forget_lost_peers() {
+    LOST.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    LOST_ANY.store(false, std::sync::atomic::Ordering::Release);
 }
 
 /// The owner of a `ucp_ep_h`.
