@@ -5,7 +5,7 @@ running OpenSHMEM program:
 
     bin/      oshcc, oshc++, oshCC, oshfort, oshf77, oshf90 (one shell script under several
               names), oshrun (the single-node launcher), oshinfo; the commands of the same names
-              on PATH run these (rshmem._tools)
+              on PATH run these (python/scripts/launcher in the repository)
     lib/      librshmem.so, libshmem.so (a linker script, INPUT(-lrshmem), for -lshmem),
               pkgconfig/rshmem.pc (relocatable: its prefix is its own location)
     include/  shmem.h, shmemx.h, pshmem.h, shmem.fh, mpp/
