@@ -6,7 +6,7 @@
 //! as `key:value` lines (`--parsable`; a key never contains `:`, a value may). It needs no
 //! `shmem_init` and changes nothing: it only reads the library's own constants, the environment,
 //! `dlopen`s libpmix the way the PMIx bootstrap does, and asks each network of `transport` what it
-//! sees (`transport::about`).
+//! sees (`transport::about`: which library it loads, from where, or what it tried).
 
 use std::ffi::{CStr, c_int};
 use std::fmt::Write as _;
@@ -53,7 +53,24 @@ pub fn report() -> Vec<(String, String)> {
     add("build.features", "none".to_string());
     add("build.panic", "abort".to_string());
 
-    for (k, v) in crate::transport::about() {
+    // The networks find their libraries as shmem_init would tell them to (SHMEM_UCX_LIB, ...);
+    // a bad value of another variable does not hide them.
+    const UCX_NAMES: [&str; 4] = [
+        "SHMEM_UCX_LIB",
+        "SMA_UCX_LIB",
+        "SHMEM_UCX_SEARCH",
+        "SMA_UCX_SEARCH",
+    ];
+    let env = Config::parse(&|n| {
+        UCX_NAMES
+            .contains(&n)
+            .then(|| std::env::var(n).ok())
+            .flatten()
+    })
+    .ok();
+    let (ucx_lib, ucx_search) =
+        env.map_or_else(Default::default, |(c, _)| (c.ucx_lib, c.ucx_search));
+    for (k, v) in crate::transport::about(&ucx_lib, &ucx_search) {
         add(&k, v);
     }
     add("pmix", pmix_found());

@@ -108,6 +108,10 @@ config_table! {
         "print each PE's count of network operations (puts, gets, atomics, signals) and of the bytes its puts and gets moved at shmem_finalize";
     log: String = String::new(), "LOG", crate::runtime::log::parse_setting,
         "log filter to stderr, [PE n] first: a level (info) or target=level (ucx=debug), comma-separated";
+    ucx_lib: String = String::new(), "UCX_LIB", parse_text,
+        "the libucp.so.0 (a path, or its directory) the UCX route loads at its first use; unset: the one the dynamic loader finds (LD_LIBRARY_PATH, the loaded module, the system), else one in SHMEM_UCX_SEARCH or a pip-installed one (libucx/lib beside the library)";
+    ucx_search: String = String::new(), "UCX_SEARCH", parse_text,
+        "directories (colon-separated) where the UCX route looks for libucp when the dynamic loader finds none, before a pip-installed UCX";
 }
 
 /// How PEs reach each other (`SHMEM_TRANSPORT`).
@@ -126,6 +130,11 @@ impl Transport {
             Transport::Ucx => "ucx",
         }
     }
+}
+
+/// Any text, without the blanks around it (a path, a list of paths).
+pub fn parse_text(text: &str) -> Result<String, String> {
+    Ok(text.trim().to_string())
 }
 
 /// `auto` or `ucx` (any case).

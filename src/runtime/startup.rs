@@ -232,6 +232,7 @@ pub(super) fn build(call: &'static str) -> World {
     let (config, sources) =
         Config::parse(&|name| std::env::var(name).ok()).unwrap_or_else(|why| fatal!(call, "{why}"));
     super::counters::enable(config.counts);
+    crate::transport::configure_libraries(&config.ucx_lib, &config.ucx_search);
 
     // Our own segments: the heap (control block, guard, SHMEM_SYMMETRIC_SIZE) and the global data.
     let page = 4096;

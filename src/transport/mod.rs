@@ -63,8 +63,19 @@ pub(crate) enum Arrival {
     Longer,
 }
 
-/// What each network says about itself for `oshinfo` (`key`, `value` pairs: version, devices).
-pub(crate) fn about() -> Vec<(String, String)> {
+/// Where the networks are to find their libraries (`SHMEM_UCX_LIB`, `SHMEM_UCX_SEARCH`), told at
+/// init, before their first use (which loads them: see `ucx::library`).
+pub(crate) fn configure_libraries(ucx_lib: &str, ucx_search: &str) {
+    ucx::library::configure(ucx::library::Settings {
+        lib: ucx_lib.to_string(),
+        search: ucx_search.to_string(),
+    });
+}
+
+/// What each network says about itself for `oshinfo` (`key`, `value` pairs: which library, where,
+/// its version, devices), with the library settings of [`configure_libraries`].
+pub(crate) fn about(ucx_lib: &str, ucx_search: &str) -> Vec<(String, String)> {
+    configure_libraries(ucx_lib, ucx_search);
     ucx::about()
 }
 
@@ -79,6 +90,7 @@ pub(crate) fn about() -> Vec<(String, String)> {
 /// whose contents the caller saved), used by nothing else during the call; the memory is kept
 /// for the life of the process and accessed locally only as shared memory.
 pub(crate) unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
+    ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
     // SAFETY: forwarded contract.
     Ok(unsafe { ucx::Local::allocate(base, len) }?)
 }
@@ -373,6 +385,9 @@ impl Remote {
         lanes: usize,
         exchange: &mut Exchange,
     ) -> Result<Remote> {
+        // The network's first use loads its library; no library is the job's stop, with what was
+        // tried and how to get one.
+        ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
         // SAFETY: forwarded contract.
         unsafe { <ucx::Network as Network>::connect(segments, lanes, exchange) }.map(Remote::Ucx)
     }

@@ -2,9 +2,9 @@
 //! carry, re-implemented with the same arithmetic as the C text they cite.
 
 use crate::{
-    UCP_API_MAJOR, UCP_API_MINOR, UCP_DATATYPE_CONTIG, UCP_DATATYPE_SHIFT, UCP_VERSION_MAJOR_SHIFT,
-    UCP_VERSION_MINOR_SHIFT, UCS_ERR_LAST, UCS_INPROGRESS, ucp_config_t, ucp_context_h,
-    ucp_datatype_t, ucp_init_version, ucp_params_t, ucs_status_ptr_t, ucs_status_t,
+    MINIMUM_VERSION, UCP_API_MAJOR, UCP_API_MINOR, UCP_DATATYPE_CONTIG, UCP_DATATYPE_SHIFT,
+    UCP_VERSION_MAJOR_SHIFT, UCP_VERSION_MINOR_SHIFT, UCS_ERR_LAST, UCS_INPROGRESS, ucp_config_t,
+    ucp_context_h, ucp_datatype_t, ucp_init_version, ucp_params_t, ucs_status_ptr_t, ucs_status_t,
 };
 
 /// `UCS_PTR_IS_ERR(_ptr)`: `((uintptr_t)(_ptr)) >= ((uintptr_t)UCS_ERR_LAST)`.
@@ -79,11 +79,13 @@ pub const fn ucp_dt_make_contig(elem_size: usize) -> ucp_datatype_t {
     ((elem_size as ucp_datatype_t) << UCP_DATATYPE_SHIFT) | UCP_DATATYPE_CONTIG as ucp_datatype_t
 }
 
-/// `ucp_init` (a `static inline` in `ucp.h`): `ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, ...)`,
-/// so the library checks it is compatible with the headers the bindings were generated from.
+/// `ucp_init` (a `static inline` in `ucp.h`, which passes the headers' `UCP_API_MAJOR/MINOR`), with
+/// the API version rshmem is written against instead: [`MINIMUM_VERSION`], which `load` checks the
+/// library has. (UCX only compares the two, to warn when the library is older than the API asked
+/// for; the headers' own version would make a 1.10 to 1.12 library warn at every init.)
 ///
 /// # Safety
-/// As `ucp_init`: `params` and `config` valid (or `config` NULL), `context_p` writable.
+/// As `ucp_init`: `params` and `config` valid (or `config` NULL), `context_p` writable; UCX loaded.
 #[inline]
 pub unsafe fn ucp_init(
     params: *const ucp_params_t,
@@ -91,7 +93,15 @@ pub unsafe fn ucp_init(
     context_p: *mut ucp_context_h,
 ) -> ucs_status_t {
     // SAFETY: forwarded from the caller's contract.
-    unsafe { ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, params, config, context_p) }
+    unsafe {
+        ucp_init_version(
+            MINIMUM_VERSION.0,
+            MINIMUM_VERSION.1,
+            params,
+            config,
+            context_p,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -160,6 +170,7 @@ mod tests {
 
     #[test]
     fn status_strings_come_from_the_library() {
+        crate::tests::system();
         // SAFETY: ucs_status_string returns a static NUL-terminated string for any status.
         let ok = unsafe { CStr::from_ptr(ucs_status_string(UCS_OK)) };
         assert_eq!(ok.to_str().unwrap(), "Success");
@@ -169,7 +180,8 @@ mod tests {
     }
 
     #[test]
-    fn ucp_init_accepts_the_header_version() {
+    fn ucp_init_accepts_the_minimum_version() {
+        crate::tests::system();
         let mut config = ptr::null_mut();
         // SAFETY: NULL prefix and file mean the defaults; `config` is writable.
         let status = unsafe { ucp_config_read(ptr::null(), ptr::null(), &mut config) };

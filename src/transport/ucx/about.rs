@@ -1,22 +1,24 @@
-//! What `oshinfo` reports about UCX: the version the library runs with, the devices UCX sees
-//! (from `ucx_info -d`, when it is installed) and the UCX settings the library changes. Read-only;
-//! needs no `shmem_init`.
+//! What `oshinfo` reports about UCX: which libucp the route loads and from where (found as the
+//! network's first use finds it, `super::library`; `oshinfo` loads it to ask its version), or
+//! what was tried when none loads; the minimum version; the devices UCX sees (from `ucx_info -d`,
+//! when it is installed) and the UCX settings the library changes. Changes nothing; needs no
+//! `shmem_init`.
 
 use std::process::Command;
 
-/// `ucx.version` and `ucx.devices`, for `oshinfo`.
+/// `ucx.library`, `ucx.version`, `ucx.minimum`, `ucx.devices` and `ucx.settings`, for `oshinfo`.
 pub(crate) fn about() -> Vec<(String, String)> {
-    let (major, minor, release) = ucx_version();
+    let (version, library) = super::library::describe();
+    let (major, minor) = ucx_sys::MINIMUM_VERSION;
     let devices = match ucx_devices() {
         Some(devices) if devices.is_empty() => "none".to_string(),
         Some(devices) => devices.join(" "),
         None => "unknown (ucx_info not found; Debian: ucx-utils)".to_string(),
     };
     vec![
-        (
-            "ucx.version".to_string(),
-            format!("{major}.{minor}.{release}"),
-        ),
+        ("ucx.library".to_string(), library),
+        ("ucx.version".to_string(), version),
+        ("ucx.minimum".to_string(), format!("{major}.{minor}")),
         ("ucx.devices".to_string(), devices),
         ("ucx.settings".to_string(), settings()),
     ]
@@ -33,14 +35,6 @@ fn settings() -> String {
         })
         .collect();
     each.join(", ")
-}
-
-/// The UCX the library runs with (its `ucp_get_version`, not the headers it was built against).
-fn ucx_version() -> (u32, u32, u32) {
-    let (mut major, mut minor, mut release) = (0, 0, 0);
-    // SAFETY: the three pointers are valid for writes of an unsigned int each.
-    unsafe { ucx_sys::ucp_get_version(&mut major, &mut minor, &mut release) };
-    (major, minor, release)
 }
 
 /// `transport/device` for each device `ucx_info -d` lists, or None without ucx_info.

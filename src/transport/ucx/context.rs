@@ -163,6 +163,16 @@ impl Context {
     }
 
     fn with_features(features: ucp_feature, settings: &[(&str, &str)]) -> Result<Context> {
+        // The first context of the process loads UCX. The route's entry points (`connect`, the
+        // segment allocation) have loaded it already, stopping with the full message if they
+        // could not; this covers any other first use (the unit tests).
+        if let Err(why) = super::library::load() {
+            tracing::warn!(target: "rshmem::ucx", "{why}");
+            return Err(Error {
+                call: "loading UCX (libucp)",
+                status: UCS_ERR_UNSUPPORTED,
+            });
+        }
         let mut raw = ptr::null_mut();
         // SAFETY: NULL prefix and file select the default `UCX_` environment; `raw` is writable.
         check("ucp_config_read", unsafe {

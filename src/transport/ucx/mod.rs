@@ -1,5 +1,6 @@
-//! The UCX route for PEs on other nodes: a safe layer over `ucx-sys` (the UCP API of the system
-//! UCX). Every call returns [`Result`]; the raw handles never leave this module.
+//! The UCX route for PEs on other nodes: a safe layer over `ucx-sys` (the UCP API of a UCX loaded
+//! at run time, on the route's first use: [`library`] says which). Every call returns [`Result`];
+//! the raw handles never leave this module.
 //!
 //! The objects and what keeps what alive:
 //!
@@ -47,6 +48,7 @@
 mod about;
 pub mod combine;
 pub mod context;
+pub(crate) mod library;
 pub mod network;
 pub mod progress;
 mod remote;
@@ -80,7 +82,16 @@ pub struct Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // SAFETY: ucs_status_string returns a static NUL-terminated string for any status value.
+        if ucx_sys::loaded().is_none() {
+            // Only a failed load of UCX itself, or a check of this layer before any use.
+            return write!(
+                f,
+                "{}: UCX is not loaded (status {})",
+                self.call, self.status
+            );
+        }
+        // SAFETY: UCX is loaded; ucs_status_string returns a static NUL-terminated string for any
+        // status value.
         let text = unsafe { CStr::from_ptr(ucs_status_string(self.status)) };
         write!(f, "{}: {}", self.call, text.to_string_lossy())?;
         if self.peer_lost() {
