@@ -204,11 +204,11 @@ const SIBLINGS: &[[&str; 2]] = &[
 
 /// Opens the first of `candidates` that loads, checks it, fills the table and returns it; once
 /// that succeeded, later calls return the same library at once. A candidate with a `/` is a file:
-/// the UCX libraries beside it (libucs, libucm, libuct) are opened first, from that directory, so
+/// the UCX libraries beside it (libucm, libucs, libuct) are opened first, from that directory, so
 /// that a libucp outside the loader's path (a pip-installed UCX) finds its own. Without a `/` it
 /// is a name the dynamic loader looks up (`libucp.so.0`: `LD_LIBRARY_PATH`, the loaded module,
 /// the system). libucp is opened `RTLD_NOW | RTLD_GLOBAL` (as if linked; its siblings
-/// `RTLD_LAZY`, see [`SIBLINGS`]), and nothing is ever closed.
+/// `RTLD_LAZY`, see `SIBLINGS`), and nothing is ever closed.
 ///
 /// A candidate that does not open is skipped; the first that opens decides: if it is older than
 /// [`MINIMUM_VERSION`] or lacks a function, that is the error, naming the file.

@@ -59,3 +59,31 @@ fn ucx_devices() -> Option<Vec<String>> {
     }
     Some(devices)
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn says_which_ucx_it_loads_and_from_where() {
+        let pairs = super::about();
+        let get = |key: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("no {key}"))
+        };
+        // The system UCX (Debian libucx0), found by its soname.
+        let library = get("ucx.library");
+        assert!(
+            library.starts_with('/') && library.contains("libucp"),
+            "{library}"
+        );
+        let version: Vec<u32> = get("ucx.version")
+            .split('.')
+            .map(|n| n.parse().expect("a number"))
+            .collect();
+        assert_eq!(version.len(), 3);
+        assert!((version[0], version[1]) >= ucx_sys::MINIMUM_VERSION);
+        assert_eq!(get("ucx.minimum"), "1.10");
+    }
+}

@@ -163,9 +163,9 @@ impl Context {
     }
 
     fn with_features(features: ucp_feature, settings: &[(&str, &str)]) -> Result<Context> {
-        // The first context of the process loads UCX. The route's entry points (`connect`, the
-        // segment allocation) have loaded it already, stopping with the full message if they
-        // could not; this covers any other first use (the unit tests).
+        // The first context of the process loads UCX. The route's entry points (the segment
+        // allocation, `connect`) try first, and `connect` stops the job with the full message
+        // when there is none; this covers any other first use (the unit tests).
         if let Err(why) = super::library::load() {
             tracing::warn!(target: "rshmem::ucx", "{why}");
             return Err(Error {

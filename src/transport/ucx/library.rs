@@ -3,8 +3,8 @@
 //! maps libucp. `ucx_sys::load` opens it; this module chooses the candidates, in order:
 //!
 //! 1. `SHMEM_UCX_LIB`, when set: that file alone (the path of a `libucp.so.0`; a directory means
-//!    the `libucp.so.0` in it). The libraries beside it (libucs, libucm, libuct) are opened from
-//!    the same directory.
+//!    the `libucp.so.0`, else the `libucp.so`, in it). The libraries beside it (libucm, libucs,
+//!    libuct) are opened from the same directory.
 //! 2. `libucp.so.0` by its soname: what the dynamic loader finds (`LD_LIBRARY_PATH`, so the UCX
 //!    module the user loaded; then the system's, Debian `libucx0`).
 //! 3. The fallbacks, a list of directories each tried for `libucp.so.0` then `libucp.so`: those
@@ -94,7 +94,11 @@ fn candidates(settings: &Settings, pip: &[PathBuf]) -> (Vec<String>, Vec<PathBuf
     if !lib.is_empty() {
         let path = Path::new(lib);
         let file = if path.is_dir() {
-            path.join(SONAME)
+            FILE_NAMES
+                .iter()
+                .map(|name| path.join(name))
+                .find(|file| file.exists())
+                .unwrap_or_else(|| path.join(SONAME))
         } else {
             path.to_path_buf()
         };
@@ -170,11 +174,14 @@ pub(crate) fn load() -> Result<&'static ucx_sys::Library, Failure> {
     }
     let settings = settings();
     let (list, absent) = candidates(&settings, &pip_directories());
-    ucx_sys::load(&list).map_err(|error| Failure {
+    let library = ucx_sys::load(&list).map_err(|error| Failure {
         settings,
         error,
         absent,
-    })
+    })?;
+    let (major, minor, release) = library.version();
+    tracing::info!(target: "rshmem::ucx", "UCX {major}.{minor}.{release} loaded from {}", library.path());
+    Ok(library)
 }
 
 /// What `oshinfo` says: the UCX the route would use (loading it, as the first use of the network
