@@ -60,12 +60,19 @@ pub struct RouteDefault {
 /// it costs: a send buffer of 64 KiB where one of 8 was, per message in flight.
 ///
 /// Set only where the context has a TCP interface: UCX warns about a transport's setting that no
-/// interface of a worker takes.
+/// interface of a worker takes. The key's name depends on the UCX version: see [`RENAMED`].
 pub const TCP_SEGMENTS: RouteDefault = RouteDefault {
     key: "TX_SEG_SIZE",
     value: "64k",
     variable: "UCX_TCP_TX_SEG_SIZE",
 };
+
+/// Settings whose name `ucp_config_modify` takes differs between UCX versions: the name older
+/// versions take, then the one newer versions take. UCX 1.13 (Debian 12) takes `TX_SEG_SIZE` for
+/// the TCP transport (and warns at each worker that `TCP_TX_SEG_SIZE` is no setting of it); UCX
+/// 1.22 (the pip-installed one) refuses `TX_SEG_SIZE` as an invalid parameter. The first name is
+/// tried, then the second.
+const RENAMED: &[(&str, &str)] = &[("TX_SEG_SIZE", "TCP_TX_SEG_SIZE")];
 
 /// How a worker of the OpenSHMEM route flushes (`shmem_quiet`): through its interfaces, not one
 /// endpoint after another (UCX's default).
@@ -184,12 +191,21 @@ impl Context {
                 call: "ucp_config_modify (NUL in a setting)",
                 status: UCS_ERR_INVALID_PARAM,
             };
-            let name = CString::new(*name).map_err(|_| invalid)?;
             let value = CString::new(*value).map_err(|_| invalid)?;
-            // SAFETY: config is live; name and value are NUL-terminated and outlive the call.
-            check("ucp_config_modify", unsafe {
-                ucp_config_modify(config.0, name.as_ptr(), value.as_ptr())
-            })?;
+            let newer = RENAMED
+                .iter()
+                .find(|(old, _)| old == name)
+                .map(|(_, new)| *new);
+            let mut status = UCS_ERR_INVALID_PARAM;
+            for name in std::iter::once(*name).chain(newer) {
+                let name = CString::new(name).map_err(|_| invalid)?;
+                // SAFETY: config is live; name and value are NUL-terminated and outlive the call.
+                status = unsafe { ucp_config_modify(config.0, name.as_ptr(), value.as_ptr()) };
+                if status == UCS_OK {
+                    break;
+                }
+            }
+            check("ucp_config_modify", status)?;
         }
         let params = ucp_params_t {
             field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
