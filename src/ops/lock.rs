@@ -29,7 +29,7 @@ use super::amo::{Slot, slot};
 use crate::fatal;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote::Rmw;
-use crate::runtime::world;
+use crate::runtime::{wait, world};
 use crate::transport::AmoWord;
 use crate::transport::shm::Word;
 use std::ffi::{c_int, c_long};
@@ -129,7 +129,7 @@ pub fn set<L: Lock>(call: &'static str, lock: *mut L) {
         .rmw(call, Rmw::Add, to_word::<L>(1 << L::HALF), true)
         .into();
     let mine = next_ticket::<L>(old);
-    world::wait_until_as(
+    wait::until_as_served(
         || serving::<L>(p.load(call).into()) == mine,
         |out| {
             let now = serving::<L>(p.load(call).into());

@@ -27,7 +27,7 @@ use crate::runtime::constants::{
     SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT, SHMEM_CMP_LE, SHMEM_CMP_LT, SHMEM_CMP_NE,
 };
 use crate::runtime::personality::Program;
-use crate::runtime::world;
+use crate::runtime::{wait, world};
 use crate::transport::shm::Word;
 use std::cell::Cell;
 use std::ffi::c_int;
@@ -173,7 +173,7 @@ pub(crate) fn wait_value<T: Ivar>(
 ) -> T {
     let p = local(call, what, ivar, 1);
     let mut seen = read::<T>(p, 0);
-    world::wait_until_as(
+    wait::until_as_served(
         || {
             seen = read::<T>(p, 0);
             cmp.holds(seen, cmp_value)
@@ -385,7 +385,7 @@ impl<T: Ivar> Set<'_, T> {
     fn all(&self, block: bool) -> bool {
         for i in (0..self.nelems).filter(|&i| self.active(i)) {
             if block {
-                world::wait_until_as(|| self.ready(i), |out| self.describe(out, Some(i)));
+                wait::until_as_served(|| self.ready(i), |out| self.describe(out, Some(i)));
             } else if !self.ready(i) {
                 return false;
             }
@@ -409,7 +409,7 @@ impl<T: Ivar> Set<'_, T> {
             scan()
         } else {
             let mut found = usize::MAX;
-            world::wait_until_as(
+            wait::until_as_served(
                 || {
                     found = scan();
                     found != usize::MAX
@@ -452,7 +452,7 @@ impl<T: Ivar> Set<'_, T> {
         let mut n = 0;
         let ivars = self.ivars;
         let (nelems, cmp) = (self.nelems, self.cmp.name());
-        world::wait_until_as(
+        wait::until_as_served(
             || {
                 n = scan();
                 n > 0

@@ -21,6 +21,7 @@
 //! A wait may describe what it waits for ([`until_watching_as`]: a closure run only when a hang
 //! report is printed, see `runtime::hang`); the same slow-path checks answer the reports.
 
+use super::world::{self, World};
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
@@ -204,5 +205,39 @@ pub fn until_watching_as(
                 .get_or_insert_with(|| super::hang::Blocked::enter(asked))
                 .check(&what);
         }
+    }
+}
+
+/// The waits of a PE of the job: the plain waits above, with the World's network served meanwhile
+/// when the job has one. They live here, not in `world`, so that the World knows nothing of how a
+/// wait watches for hangs and deadlocks (`hang`, `deadlock`), which read the World.
+impl World {
+    /// Waits until `done()` ([`until`]), moving what the network's default lane has
+    /// queued and answering peers meanwhile when the job has a network (the network's progress
+    /// thread stays out of the way).
+    #[inline]
+    pub fn wait_until(&self, done: impl FnMut() -> bool) {
+        match self.remote() {
+            None => until(done),
+            Some(net) => net.serve(false, |poll| until_polling(done, poll)),
+        }
+    }
+
+    /// As [`World::wait_until`], `what` writing what the wait waits for when a hang report asks.
+    #[inline]
+    pub fn wait_until_as(&self, done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
+        match self.remote() {
+            None => until_as(done, what),
+            Some(net) => net.serve(false, |poll| until_polling_as(done, poll, what)),
+        }
+    }
+}
+
+/// Waits until `done()` ([`World::wait_until_as`] once the World exists, a plain wait before),
+/// `what` writing what the wait waits for when a hang report asks (see `runtime::hang`).
+pub fn until_as_served(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
+    match world::try_get() {
+        Some(w) => w.wait_until_as(done, what),
+        None => until_as(done, what),
     }
 }

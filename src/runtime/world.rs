@@ -256,15 +256,6 @@ pub fn finalize_bootstrap() {
     }
 }
 
-/// Waits until `done()` ([`World::wait_until_as`] once the World exists, a plain wait before),
-/// `what` writing what the wait waits for when a hang report asks (see `runtime::hang`).
-pub fn wait_until_as(done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
-    match try_get() {
-        Some(w) => w.wait_until_as(done, what),
-        None => super::wait::until_as(done, what),
-    }
-}
-
 impl World {
     /// The network, if this job has one.
     #[inline(always)]
@@ -273,28 +264,6 @@ impl World {
             return None;
         }
         Some(self.remote_or_fail())
-    }
-
-    /// Waits until `done()` ([`super::wait::until`]), moving what the network's default lane has
-    /// queued and answering peers meanwhile when the job has a network (the network's progress
-    /// thread stays out of the way).
-    #[inline]
-    pub fn wait_until(&self, done: impl FnMut() -> bool) {
-        match self.remote() {
-            None => super::wait::until(done),
-            Some(net) => net.serve(false, |poll| super::wait::until_polling(done, poll)),
-        }
-    }
-
-    /// As [`World::wait_until`], `what` writing what the wait waits for when a hang report asks.
-    #[inline]
-    pub fn wait_until_as(&self, done: impl FnMut() -> bool, what: impl Fn(&mut String)) {
-        match self.remote() {
-            None => super::wait::until_as(done, what),
-            Some(net) => net.serve(false, |poll| {
-                super::wait::until_polling_as(done, poll, what)
-            }),
-        }
     }
 
     /// The network (some PE is on the network route, and the World is initialized).

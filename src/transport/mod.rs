@@ -70,7 +70,7 @@ impl std::error::Error for Error {}
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
-/// Where a collective's message is, for its posted receive ([`Network::receive_message`]).
+/// Where a collective's message is, for its posted receive ([`Remote::receive_message`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Arrival {
     /// Not in yet.

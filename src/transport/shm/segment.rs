@@ -160,7 +160,7 @@ impl Segment {
         Self::create_at(name, len, Layout::default())
     }
 
-    /// [`Segment::create`], mapped per `layout`. An existing name is an error of kind `AlreadyExists`.
+    /// `Segment::create` (a test helper), mapped per `layout`. An existing name is an error of kind `AlreadyExists`.
     pub fn create_at(name: &str, len: usize, layout: Layout) -> io::Result<Segment> {
         let cname = c_name(name)?;
         // SAFETY: cname is a valid C string; the flags ask for a new object readable by us only.

@@ -34,13 +34,13 @@
 //! What stays with the caller (hence `unsafe` at those entry points): a mapped range stays valid for
 //! as long as any peer may access it, and is accessed locally only as shared memory (raw pointers or
 //! atomics, never through a Rust reference held across a peer's access); worker addresses and packed
-//! keys given to [`Worker::connect`] and [`Endpoint::unpack_rkey`] are what the peer's
+//! keys given to [`Worker::connect_to_pe`] and [`Endpoint::unpack_rkey`] are what the peer's
 //! [`Worker::address`] and [`MemoryRegion::pack_rkey`] produced (UCX parses them without a length);
 //! the buffers of a non-blocking operation stay valid until it completes (at the latest at the next
 //! flush of its worker or endpoint).
 //!
 //! Completion: a blocking put returns when the source may be reused (local completion); the data is
-//! at the target after a flush ([`Worker::flush`], [`Endpoint::flush`]: `shmem_quiet`). A get or a
+//! at the target after a flush ([`Worker::flush_within`], [`Endpoint::start_flush`]: `shmem_quiet`). A get or a
 //! fetching atomic returns with the value. Transports that emulate RMA with active messages (TCP,
 //! shared memory on memory UCX did not allocate) need the target's worker progressed: the target's
 //! threads do it while they wait in the library, its [`ProgressThread`] while they do not.

@@ -809,8 +809,8 @@ impl Network {
     /// Runs `f`, a wait inside the library, handing it the poll of each of its rounds: the signal
     /// worker, where the signals arrive, on every round of a wait for one (`signals`) and every
     /// `SIGNAL_LOOK` rounds of the others; the target worker while this thread serves it instead
-    /// of the progress thread ([`super::Turn`]; in a wait for a signal, less often while it
-    /// answers nothing, [`super::Turn::poll_aside`]); and every `LANE_POLL` rounds the default lane
+    /// of the progress thread ([`super::progress::Turn`]; in a wait for a signal, less often while it
+    /// answers nothing, [`super::progress::Turn::poll_aside`]); and every `LANE_POLL` rounds the default lane
     /// (what it may hold back is this PE's own sends: what the wait waits for arrives at the other
     /// two, and over TCP each progress is a system call). The poll says whether the wait should
     /// spin rather than yield.

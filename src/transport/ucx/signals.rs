@@ -141,7 +141,7 @@ impl Signals {
     /// set): starts the send, then runs `wait` with a test of whether `bytes` may be reused, and
     /// returns what `wait` returns. Below the rendezvous threshold ([`SETTINGS`]) the send
     /// completes at once and the message waits at `pe`, in UCX's queue of unexpected messages if
-    /// `pe` has not posted its receive ([`Signals::receive_message`]); above it the data moves
+    /// `pe` has not posted its receive ([`Signals::receive_messages`]); above it the data moves
     /// once `pe` has, and the test says so. A send still pending when `wait` returns is cancelled.
     pub fn send<R>(
         &self,

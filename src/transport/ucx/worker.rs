@@ -5,7 +5,7 @@
 //! it; a worker is destroyed after its endpoints and requests (they hold an `Arc` of it), and an
 //! endpoint is closed after its remote keys (they hold an `Arc` of it). A worker made with
 //! [`Worker::serving`] (a lane) serves its PE's target worker while a thread waits for one of its
-//! requests ([`super::Server::serve`]).
+//! requests ([`super::progress::Server`]).
 
 use super::context::{Context, ContextHandle};
 use super::{Error, Result, Served, Server, check};
@@ -164,7 +164,7 @@ impl Worker {
         Ok(Worker { handle })
     }
 
-    /// The worker's address, for a peer's [`Worker::connect`].
+    /// The worker's address, for a peer's [`Worker::connect_to_pe`].
     pub fn address(&self) -> Result<Vec<u8>> {
         let mut address = ptr::null_mut();
         let mut len = 0usize;
@@ -289,8 +289,8 @@ impl Worker {
         unsafe { self.create_endpoint(&params) }
     }
 
-    /// [`Worker::connect`] to PE `pe`, in UCX's peer-failure mode where a transport to the peer
-    /// has it: when the connection breaks (the peer ended, or its host did), UCX fails the
+    /// Connects to PE `pe` (its worker's address `peer`), in UCX's peer-failure mode where a
+    /// transport to the peer has it: when the connection breaks (the peer ended, or its host did), UCX fails the
     /// endpoint's requests in flight instead of leaving them to wait for ever, and the error is
     /// recorded for `pe` ([`lost_peers`]). UCX 1.13's shared-memory transports (and `self`) have no
     /// peer-failure handling: an endpoint only they can make is made as before, without it (on
@@ -299,7 +299,7 @@ impl Worker {
     /// PE of this node under `SHMEM_TRANSPORT=ucx`).
     ///
     /// # Safety
-    /// As [`Worker::connect`].
+    /// As [`Worker::connect_to_pe`], without the peer-failure mode.
     pub unsafe fn connect_to_pe(&self, peer: &[u8], pe: usize) -> Result<Endpoint> {
         let plain = ucp_ep_params_t {
             field_mask: UCP_EP_PARAM_FIELD_REMOTE_ADDRESS as u64,
@@ -338,7 +338,7 @@ impl Worker {
     }
 
     /// # Safety
-    /// As [`Worker::connect`], for the address `params` points at.
+    /// As [`Worker::connect_to_pe`], for the address `params` points at.
     unsafe fn create_endpoint(&self, params: &ucp_ep_params_t) -> Result<Endpoint> {
         let mut raw = ptr::null_mut();
         // SAFETY: the worker is live; params point at a worker address (caller's contract) that
