@@ -17,6 +17,21 @@ pub static ABORTING: AtomicBool = AtomicBool::new(false);
 
 pub use super::output::say;
 
+/// The OpenSHMEM routines whose names carry no `shmem_` prefix (the legacy API): how a routine of
+/// the library is known on a stack, and how `personality::elf` knows an object that calls one.
+pub const LEGACY: &[&str] = &[
+    "start_pes",
+    "_my_pe",
+    "_num_pes",
+    "my_pe",
+    "num_pes",
+    "shmalloc",
+    "shfree",
+    "shrealloc",
+    "shmemalign",
+    "globalexit",
+];
+
 /// Prints the error and ends the job.
 #[cold]
 #[inline(never)]
@@ -111,16 +126,6 @@ fn panic_message(pe: &str, call: &str, payload: &str, location: &str) -> String 
 /// `shmem_*` twin when the library exports that: the optimized build makes each profiling name an
 /// alias of its call, and the symbolizer picks the profiling name for both.
 pub(super) fn call_on_stack(stack: &str, exported: impl Fn(&str) -> bool) -> Option<String> {
-    const LEGACY: [&str; 8] = [
-        "start_pes",
-        "_my_pe",
-        "_num_pes",
-        "my_pe",
-        "num_pes",
-        "shmalloc",
-        "shfree",
-        "shrealloc",
-    ];
     let frames: Vec<&str> = stack
         .lines()
         .filter_map(|line| {

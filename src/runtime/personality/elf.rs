@@ -34,20 +34,9 @@ pub struct Object {
 /// Whether `name` is a symbol of the OpenSHMEM API (C, Fortran or the legacy names), of any
 /// implementation.
 pub fn is_api_name(name: &str) -> bool {
-    const PREFIXES: &[&str] = &["shmem_", "pshmem_", "shmemx_", "pshmemx_", "start_pes"];
-    const LEGACY: &[&str] = &[
-        "_my_pe",
-        "_num_pes",
-        "my_pe",
-        "num_pes",
-        "shmalloc",
-        "shfree",
-        "shrealloc",
-        "shmemalign",
-        "globalexit",
-    ];
+    const PREFIXES: &[&str] = &["shmem_", "pshmem_", "shmemx_", "pshmemx_"];
     PREFIXES.iter().any(|p| name.starts_with(p))
-        || LEGACY
+        || crate::runtime::error::LEGACY
             .iter()
             .any(|l| name == *l || name.strip_prefix(l).is_some_and(|rest| rest == "_"))
 }
