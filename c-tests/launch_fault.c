@@ -29,8 +29,8 @@
 // exit can be collected, has PE victim+1 abort the job (shmem_global_exit(1)), as a peer that saw
 // its connection to the victim fail would, and segfaults 50 ms later: the launcher must report
 // the segfault, the cause, not the abort. sleep3: every PE sleeps 3 s (sleep(3)), checks that the
-// sleep lasted its whole time (a hang report asked meanwhile must not cut it short) and
-// finalizes: under `oshrun --timeout 1` the job still exits 124. mid-amo, mid-get, mid-put,
+// sleep lasted its whole time (a hang report asked meanwhile must not cut it short), then
+// finalizes; under `oshrun --timeout 1` the job still exits 124. mid-amo, mid-get, mid-put,
 // mid-barrier, mid-coll: the victim kills itself (SIGKILL) 300 ms after a barrier while every
 // other PE streams atomics, gets, puts with quiets to it, waits in a barrier or in sums: across
 // hosts (scripts/netns-hosts) with a launcher that does not stop the others, their waits must
