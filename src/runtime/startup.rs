@@ -618,10 +618,13 @@ pub(super) fn connect(w: &World, call: &'static str) {
         };
         run().map_err(|e| format!("launcher exchange of the network cards failed: {e}"))
     };
+    // Which PEs are on another node: the network watches those connections for a peer's failure.
+    let elsewhere: Vec<bool> = (0..w.npes).map(|pe| w.nodes[pe] != w.nodes[w.me]).collect();
     // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
     // and accessed by the library only through raw pointers and atomics.
-    let remote = unsafe { Remote::connect(&segments, super::handle::LANES, &mut trade) }
-        .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
+    let remote =
+        unsafe { Remote::connect(&segments, &elsewhere, super::handle::LANES, &mut trade) }
+            .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
     w.enter_network_mappings(&remote);
     w.remote
         .store(Box::into_raw(Box::new(remote)), Ordering::Release);

@@ -150,12 +150,16 @@ pub(crate) type Exchange<'a> = dyn FnMut(&str) -> std::result::Result<Vec<String
 pub(crate) trait Network: Sized {
     /// Connects to every PE: registers this PE's `segments` (`(base, len)`, mapped for the life
     /// of the process), trades cards through `exchange`, opens lane 0; room for `lanes` lanes.
+    /// `elsewhere[pe]` says PE `pe` is on another node than this one, as the runtime groups PEs
+    /// (every PE its own node when all take the network route): a network may watch only those
+    /// connections for a peer's failure, the launcher seeing the node's own PEs die.
     ///
     /// # Safety
     /// Every non-empty segment is mapped read-write for the life of the process and accessed
     /// locally only as shared memory (raw pointers and atomics).
     unsafe fn connect(
         segments: &[(usize, usize)],
+        elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> Result<Self>;
@@ -406,6 +410,7 @@ impl Remote {
     /// As [`Network::connect`].
     pub(crate) unsafe fn connect(
         segments: &[(usize, usize)],
+        elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> Result<Remote> {
@@ -413,7 +418,8 @@ impl Remote {
         // tried and how to get one.
         ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
         // SAFETY: forwarded contract.
-        unsafe { <ucx::Network as Network>::connect(segments, lanes, exchange) }.map(Remote::Ucx)
+        unsafe { <ucx::Network as Network>::connect(segments, elsewhere, lanes, exchange) }
+            .map(Remote::Ucx)
     }
 
     /// See [`Network::put`].

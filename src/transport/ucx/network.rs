@@ -271,14 +271,20 @@ pub struct Lane {
 }
 
 impl Lane {
-    /// A new worker connected to every PE of `cards`, whose waits serve `server`.
-    fn open(context: &Context, cards: &[Card], server: &Arc<Server>) -> Result<Lane> {
+    /// A new worker connected to every PE of `cards` (`elsewhere`: as [`Network::connect`]), whose
+    /// waits serve `server`.
+    fn open(
+        context: &Context,
+        cards: &[Card],
+        elsewhere: &[bool],
+        server: &Arc<Server>,
+    ) -> Result<Lane> {
         let worker = Worker::serving(context, server)?;
         let mut peers = Vec::with_capacity(cards.len());
         for (pe, card) in cards.iter().enumerate() {
             // SAFETY: the address is the bytes a peer's Worker::address produced (the card format
             // is checked by the decoding; the bytes are UCX's).
-            let endpoint = unsafe { worker.connect_to_pe(&card.address, pe) }?;
+            let endpoint = unsafe { worker.connect_to_pe(&card.address, pe, elsewhere[pe]) }?;
             let mut rkeys = Vec::with_capacity(card.segments.len());
             for segment in &card.segments {
                 rkeys.push(match segment {
@@ -708,6 +714,8 @@ pub struct Network {
     /// The control signals to and from the peers not mapped here.
     pub(super) signals: Signals,
     cards: Vec<Card>,
+    /// Per PE: on another node (see [`Network::connect`]), for the lanes opened later.
+    elsewhere: Vec<bool>,
     progress: Option<ProgressThread>,
     /// The target worker's server (the progress thread's, kept after it stops).
     server: Arc<Server>,
@@ -725,9 +733,15 @@ fn bad_card() -> Error {
 }
 
 impl Network {
-    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned. Room for
-    /// `lanes` lanes; the default one (0) is opened now.
-    pub fn connect(local: Local, cards: &[String], lanes: usize) -> Result<Network> {
+    /// Connects to every PE: `cards[pe]` is what PE `pe`'s [`Local::card`] returned;
+    /// `elsewhere[pe]` says PE `pe` is on another node than this PE (its endpoints are made in
+    /// UCX's peer-failure mode). Room for `lanes` lanes; the default one (0) is opened now.
+    pub fn connect(
+        local: Local,
+        cards: &[String],
+        elsewhere: &[bool],
+        lanes: usize,
+    ) -> Result<Network> {
         super::worker::forget_lost_peers();
         let cards = cards
             .iter()
@@ -739,10 +753,10 @@ impl Network {
         // accessed as atomics only (the contract of `Local::new`).
         let words = unsafe { Words::new(base, len) };
         let addresses = cards.iter().map(|c| c.signals.clone()).collect();
-        let signals = Signals::new(local.signals, addresses, words);
+        let signals = Signals::new(local.signals, addresses, elsewhere.to_vec(), words);
         let progress = ProgressThread::spawn(&local.target)?;
         let server = progress.server().clone();
-        let default = Lane::open(&local.context, &cards, &server)?;
+        let default = Lane::open(&local.context, &cards, elsewhere, &server)?;
         let lanes: Box<[OnceLock<Lane>]> = (0..lanes.max(1)).map(|_| OnceLock::new()).collect();
         let _ = lanes[0].set(default);
         Ok(Network {
@@ -750,6 +764,7 @@ impl Network {
             opened: AtomicUsize::new(1),
             signals,
             cards,
+            elsewhere: elsewhere.to_vec(),
             progress: Some(progress),
             server,
             _target: local.target,
@@ -783,7 +798,7 @@ impl Network {
 
     #[cold]
     fn open_lane(&self, i: usize) -> Result<&Lane> {
-        let lane = Lane::open(&self.context, &self.cards, &self.server)?;
+        let lane = Lane::open(&self.context, &self.cards, &self.elsewhere, &self.server)?;
         // Two threads opening one lane at once (a context is created on one, so this is only a
         // program's race): the loser's lane is dropped.
         let _ = self.lanes[i].set(lane);

@@ -48,6 +48,7 @@ fn blame(lane: &Lane, e: Error) -> transport::Error {
 impl transport::Network for Network {
     unsafe fn connect(
         segments: &[(usize, usize)],
+        elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> transport::Result<Network> {
@@ -55,7 +56,7 @@ impl transport::Network for Network {
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
         let cards = exchange(&card).map_err(transport::Error::new)?;
-        Ok(Network::connect(local, &cards, lanes)?)
+        Ok(Network::connect(local, &cards, elsewhere, lanes)?)
     }
 
     unsafe fn put(

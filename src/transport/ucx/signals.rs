@@ -67,6 +67,8 @@ pub struct Signals {
     /// what it connects to.
     endpoints: Box<[OnceLock<Endpoint>]>,
     addresses: Vec<Vec<u8>>,
+    /// Per PE: whether it is on another node (its endpoint is made in UCX's peer-failure mode).
+    elsewhere: Vec<bool>,
     /// Held while an endpoint is opened, so that two threads signalling one peer for the first
     /// time open one (a second would have to be closed, which waits for the peer).
     opening: Mutex<()>,
@@ -83,10 +85,16 @@ impl Signals {
 
     /// The signals of `worker`, whose peers' signal workers are at `addresses` (indexed by PE),
     /// landing in `words`.
-    pub fn new(worker: Worker, addresses: Vec<Vec<u8>>, words: Words) -> Signals {
+    pub fn new(
+        worker: Worker,
+        addresses: Vec<Vec<u8>>,
+        elsewhere: Vec<bool>,
+        words: Words,
+    ) -> Signals {
         Signals {
             endpoints: (0..addresses.len()).map(|_| OnceLock::new()).collect(),
             addresses,
+            elsewhere,
             opening: Mutex::new(()),
             words,
             worker,
@@ -103,7 +111,10 @@ impl Signals {
             return Ok(endpoint);
         }
         // SAFETY: the address is the bytes of the peer's Worker::address, from its card.
-        let endpoint = unsafe { self.worker.connect_to_pe(&self.addresses[pe], pe) }?;
+        let endpoint = unsafe {
+            self.worker
+                .connect_to_pe(&self.addresses[pe], pe, self.elsewhere[pe])
+        }?;
         Ok(self.endpoints[pe].get_or_init(|| endpoint))
     }
 

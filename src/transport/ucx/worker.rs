@@ -289,18 +289,25 @@ impl Worker {
         unsafe { self.create_endpoint(&params) }
     }
 
-    /// Connects to PE `pe` (its worker's address `peer`), in UCX's peer-failure mode where a
-    /// transport to the peer has it: when the connection breaks (the peer ended, or its host did), UCX fails the
-    /// endpoint's requests in flight instead of leaving them to wait for ever, and the error is
-    /// recorded for `pe` ([`lost_peers`]). UCX 1.13's shared-memory transports (and `self`) have no
-    /// peer-failure handling: an endpoint only they can make is made as before, without it (on
-    /// the node, the launcher and the runtime's own checks see a PE die). Where both kinds reach
-    /// the peer, the mode leaves UCX the transports that have it (TCP, not shared memory, to a
-    /// PE of this node under `SHMEM_TRANSPORT=ucx`).
+    /// Connects to PE `pe` (its worker's address `peer`). To a PE of another node (`other_node`,
+    /// as the runtime groups PEs: every PE its own node under `SHMEM_TRANSPORT=ucx`) the endpoint
+    /// is made in UCX's peer-failure mode where a transport to the peer has it: when the
+    /// connection breaks (the peer ended, or its host did), UCX fails the endpoint's requests in
+    /// flight instead of leaving them to wait for ever, and the error is recorded for `pe`
+    /// ([`lost_peers`]). To a PE of this node (this PE's own included) it is made without it: the
+    /// launcher and the runtime's own checks see a PE of the node die, the mode would leave UCX
+    /// no shared-memory transport (UCX 1.13's have no peer-failure handling, nor has `self`), and
+    /// UCX 1.22 in that mode finds no protocol for an atomic to this node's PEs or to itself.
+    /// Where only transports without the mode reach a peer, its endpoint is made without it.
     ///
     /// # Safety
-    /// As [`Worker::connect_to_pe`], without the peer-failure mode.
-    pub unsafe fn connect_to_pe(&self, peer: &[u8], pe: usize) -> Result<Endpoint> {
+    /// `peer` is the bytes of a peer's [`Worker::address`].
+    pub unsafe fn connect_to_pe(
+        &self,
+        peer: &[u8],
+        pe: usize,
+        other_node: bool,
+    ) -> Result<Endpoint> {
         let plain = ucp_ep_params_t {
             field_mask: UCP_EP_PARAM_FIELD_REMOTE_ADDRESS as u64,
             address: peer.as_ptr().cast(),
@@ -320,7 +327,7 @@ impl Worker {
             ..Default::default()
         };
         use std::sync::atomic::Ordering::Relaxed;
-        if !PEER_MODE.load(Relaxed) || !tls_handle_peer_failure() {
+        if !other_node || !PEER_MODE.load(Relaxed) || !tls_handle_peer_failure() {
             // SAFETY: forwarded contract.
             return unsafe { self.create_endpoint(&plain) };
         }
