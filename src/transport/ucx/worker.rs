@@ -327,7 +327,11 @@ impl Worker {
             ..Default::default()
         };
         use std::sync::atomic::Ordering::Relaxed;
-        if !other_node || !PEER_MODE.load(Relaxed) || !tls_handle_peer_failure() {
+        if !other_node
+            || !PEER_MODE.load(Relaxed)
+            || !tls_handle_peer_failure()
+            || !version_keeps_atomics_in_peer_mode()
+        {
             // SAFETY: forwarded contract.
             return unsafe { self.create_endpoint(&plain) };
         }
@@ -389,6 +393,23 @@ fn tls_handle_peer_failure() -> bool {
                 || t == "ib"
                 || ["rc", "ud", "dc"].iter().any(|p| t.starts_with(p))
         })
+}
+
+/// The newest UCX release seen to keep its atomics over TCP on an endpoint in peer-failure mode:
+/// 1.13 (Debian 12's) does; 1.22 (the pip-installed `libucx-cu12`) finds no protocol for an
+/// atomic on such an endpoint, to another host as to its own ("cannot find remote protocol ...
+/// amo_fetch") and cancels it. Releases after this one get endpoints without the mode (a dead
+/// peer on another host is then noticed when the launcher ends the job, not by UCX) until a
+/// release is seen to keep them; those in between are not known.
+const PEER_MODE_NEWEST: (u32, u32) = (1, 13);
+
+/// Whether the loaded UCX is one whose atomics work on an endpoint in peer-failure mode
+/// ([`PEER_MODE_NEWEST`]).
+fn version_keeps_atomics_in_peer_mode() -> bool {
+    ucx_sys::loaded().is_some_and(|lib| {
+        let (major, minor, _) = lib.version();
+        (major, minor) <= PEER_MODE_NEWEST
+    })
 }
 
 /// UCX's endpoint error callback: records the PE (its number is the callback's argument).
