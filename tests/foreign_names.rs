@@ -5,34 +5,18 @@
 //! either library and run with rshmem preloaded then finds every call it makes in rshmem, never in
 //! the foreign library, which is loaded but never initialized (docs/ABI.md, "Foreign names").
 
+#[path = "support/launch.rs"]
+mod support;
+
 use std::collections::BTreeSet;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::ROOT;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// Builds the library with this test's profile; returns it.
+/// The library built with this test's profile (by the shared test support, as the other
+/// integration tests build it).
 fn library() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let profile_dir = exe
-        .parent()
-        .filter(|d| d.file_name() == Some(OsStr::new("deps")))
-        .and_then(Path::parent)
-        .expect("the test binary is not in <target>/<profile>/deps")
-        .to_path_buf();
-    let name = profile_dir
-        .file_name()
-        .and_then(OsStr::to_str)
-        .unwrap_or("debug");
-    let profile = if name == "debug" { "dev" } else { name };
-    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .current_dir(ROOT)
-        .args(["build", "-p", "rshmem", "--profile", profile])
-        .status()
-        .expect("cannot run cargo build");
-    assert!(status.success(), "cargo build -p rshmem failed");
-    profile_dir.join("librshmem.so")
+    support::built().profile_dir.join("librshmem.so")
 }
 
 /// The symbols `lib` defines.
