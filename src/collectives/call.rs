@@ -104,7 +104,7 @@ impl Coll<'_> {
             return View::at(addr + at);
         }
         match self.w.rma_target(self.call, what, addr, len, pe) {
-            Target::Mapped(base) => View::at(base + at),
+            Target::Mapped(base) => View::at(base.addr() + at),
             Target::Net(seg, off) => {
                 // 16-byte words: the copy is aligned for every element type.
                 let mut copy = vec![0u128; n.div_ceil(16)];
@@ -141,13 +141,13 @@ impl Coll<'_> {
         }
         let pe = self.g.members.world(i);
         let from = if pe == self.w.me {
-            Target::Mapped(self.w.local(self.call, what, addr, total))
+            Target::Mapped(self.w.own(self.call, what, addr, total))
         } else {
             self.w.rma_target(self.call, what, addr, total, pe)
         };
         match from {
             // SAFETY: member i's mapped copy, range-checked; `to` is the caller's.
-            Target::Mapped(base) => unsafe { shm::copy(to, (base + at) as *const u8, len) },
+            Target::Mapped(base) => unsafe { shm::copy(to, (base.addr() + at) as *const u8, len) },
             // SAFETY: forwarded contract.
             Target::Net(seg, off) => unsafe { self.get(pe, seg, off + at, to, len, true) },
         }

@@ -45,7 +45,7 @@ impl Coll<'_> {
             return dest;
         }
         match self.w.rma_target(self.call, "dest", dest, len, pe) {
-            Target::Mapped(a) => a,
+            Target::Mapped(a) => a.addr(),
             Target::Net(..) => unreachable!("all_mapped checked every member"),
         }
     }

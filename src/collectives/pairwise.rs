@@ -105,7 +105,7 @@ fn on_node(c: &Coll, what: &str, addr: usize, len: usize, i: usize) -> usize {
         return c.w.local(c.call, what, addr, len);
     }
     match c.w.rma_target(c.call, what, addr, len, pe) {
-        Target::Mapped(base) => base,
+        Target::Mapped(base) => base.addr(),
         Target::Net(..) => unreachable!("PE {pe} is on this PE's node and maps its memory here"),
     }
 }

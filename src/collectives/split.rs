@@ -60,7 +60,7 @@ pub(super) unsafe fn write_to(
     }
     match c.w.target(c.call, "dest", dest, total, pe) {
         // SAFETY: member i's mapped destination, range-checked; nobody reads this chunk now.
-        Target::Mapped(base) => unsafe { shm::copy((base + at) as *mut u8, src, len) },
+        Target::Mapped(base) => unsafe { shm::copy((base.addr() + at) as *mut u8, src, len) },
         // SAFETY: forwarded contract.
         Target::Net(seg, off) => unsafe {
             remote::put(

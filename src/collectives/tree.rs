@@ -90,14 +90,14 @@ unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
     }
     let pe = c.g.members.world(i);
     let to = if pe == c.w.me {
-        Target::Mapped(dest)
+        Target::Mapped(c.w.own(c.call, "dest", dest, len))
     } else {
         c.w.target(c.call, "dest", dest, len, pe)
     };
     match to {
-        Target::Mapped(a) if a != src => {
+        Target::Mapped(a) if a.addr() != src => {
             // SAFETY: member i's destination, mapped and range-checked, free (the caller).
-            unsafe { shm::copy(a as *mut u8, src as *const u8, len) }
+            unsafe { shm::copy(a.addr() as *mut u8, src as *const u8, len) }
         }
         Target::Mapped(_) => {}
         // SAFETY: forwarded; a blocking put is complete locally when it returns.

@@ -112,8 +112,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
     #[inline(always)]
     pub(crate) fn load(&self, call: &'static str) -> W {
         match self.at {
-            // SAFETY: see above.
-            Target::Mapped(p) => unsafe { W::load(p as *mut W) },
+            Target::Mapped(p) => p.word::<W>(0).load(),
             Target::Net(seg, off) => remote::load(self.w, call, self.ctx, self.pe, seg, off),
         }
     }
@@ -122,8 +121,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
     #[inline(always)]
     pub(crate) fn store(&self, call: &'static str, v: W) {
         match self.at {
-            // SAFETY: see above.
-            Target::Mapped(p) => unsafe { W::store(p as *mut W, v) },
+            Target::Mapped(p) => p.word::<W>(0).store(v),
             Target::Net(seg, off) => {
                 remote::swap(self.w, call, self.ctx, self.pe, seg, off, v);
             }
@@ -134,8 +132,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
     #[inline(always)]
     pub(crate) fn swap(&self, call: &'static str, v: W) -> W {
         match self.at {
-            // SAFETY: see above.
-            Target::Mapped(p) => unsafe { W::swap(p as *mut W, v) },
+            Target::Mapped(p) => p.word::<W>(0).swap(v),
             Target::Net(seg, off) => remote::swap(self.w, call, self.ctx, self.pe, seg, off, v),
         }
     }
@@ -144,8 +141,7 @@ impl<W: Word + AmoWord + Default> Slot<W> {
     #[inline(always)]
     pub(crate) fn compare_swap(&self, call: &'static str, cond: W, v: W) -> W {
         match self.at {
-            // SAFETY: see above.
-            Target::Mapped(p) => unsafe { W::compare_swap(p as *mut W, cond, v) },
+            Target::Mapped(p) => p.word::<W>(0).compare_swap(cond, v),
             Target::Net(seg, off) => {
                 remote::compare_swap(self.w, call, self.ctx, self.pe, seg, off, cond, v)
             }
@@ -156,16 +152,15 @@ impl<W: Word + AmoWord + Default> Slot<W> {
     #[inline(always)]
     pub(crate) fn rmw(&self, call: &'static str, op: Rmw, v: W, fetch: bool) -> W {
         match self.at {
-            // SAFETY: see above.
-            Target::Mapped(p) => unsafe {
-                let p = p as *mut W;
+            Target::Mapped(p) => {
+                let word = p.word::<W>(0);
                 match op {
-                    Rmw::Add => W::fetch_add(p, v),
-                    Rmw::And => W::fetch_and(p, v),
-                    Rmw::Or => W::fetch_or(p, v),
-                    Rmw::Xor => W::fetch_xor(p, v),
+                    Rmw::Add => word.fetch_add(v),
+                    Rmw::And => word.fetch_and(v),
+                    Rmw::Or => word.fetch_or(v),
+                    Rmw::Xor => word.fetch_xor(v),
                 }
-            },
+            }
             Target::Net(seg, off) => {
                 remote::rmw(self.w, call, self.ctx, self.pe, seg, off, op, v, fetch)
             }

@@ -70,7 +70,9 @@ unsafe fn contiguous<T: Copy>(
         match w.rma_target(call, "dest", dest as usize, len, pe) {
             // SAFETY: `remote` is pe's copy of a symmetric range of `len` bytes, mapped in this
             // process; the C caller guarantees that `source` holds `nelems` elements.
-            Target::Mapped(remote) => unsafe { shm::copy(remote as *mut u8, source.cast(), len) },
+            Target::Mapped(remote) => unsafe {
+                shm::copy(remote.addr() as *mut u8, source.cast(), len)
+            },
             // SAFETY: as above; an nbi source stays unchanged until quiet (the C caller's part).
             Target::Net(seg, off) => unsafe {
                 remote::put(w, call, ctx, pe, seg, off, source.cast(), len, nbi)
@@ -79,7 +81,9 @@ unsafe fn contiguous<T: Copy>(
     } else {
         match w.rma_target(call, "source", source as usize, len, pe) {
             // SAFETY: as above, with the roles of the two sides exchanged.
-            Target::Mapped(remote) => unsafe { shm::copy(dest.cast(), remote as *const u8, len) },
+            Target::Mapped(remote) => unsafe {
+                shm::copy(dest.cast(), remote.addr() as *const u8, len)
+            },
             // SAFETY: as above.
             Target::Net(seg, off) => unsafe {
                 remote::get(w, call, ctx, pe, seg, off, dest.cast(), len, nbi)
@@ -152,7 +156,7 @@ unsafe fn strided<T: Copy>(
     let first = symmetric.wrapping_add_signed(low);
     let (dest, source) = match w.rma_target(call, what, first, len, pe) {
         Target::Mapped(remote) => {
-            let remote = remote.wrapping_add_signed(-low);
+            let remote = remote.addr().wrapping_add_signed(-low);
             if to_peer {
                 (remote as *mut T, source)
             } else {
@@ -284,7 +288,7 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
     let (w, pe) = enter_pe(call, ctx, pe);
     match w.rma_target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
-        Target::Mapped(remote) => unsafe { shm::store(remote as *mut T, value) },
+        Target::Mapped(remote) => unsafe { shm::store(remote.addr() as *mut T, value) },
         Target::Net(seg, off) => remote::put_value(w, call, ctx, pe, seg, off, value),
     }
 }
@@ -298,7 +302,7 @@ pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T,
     let (w, pe) = enter_pe(call, ctx, pe);
     match w.rma_target(call, "source", source as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
-        Target::Mapped(remote) => unsafe { shm::load(remote as *const T) },
+        Target::Mapped(remote) => unsafe { shm::load(remote.addr() as *const T) },
         Target::Net(seg, off) => {
             let mut value = std::mem::MaybeUninit::<T>::uninit();
             // SAFETY: the get (not nbi) fills the `size_of::<T>()` bytes of `value` before it

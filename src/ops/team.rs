@@ -106,8 +106,8 @@ pub fn team_ptr(
         Some(_) if pe == w.me => dest.cast_mut(),
         // A peer on the UCX route (base 0) has no address here.
         Some((seg, off)) => match w.segments[seg as usize].peers[pe] {
-            0 => std::ptr::null_mut(),
-            base => (base + off) as *mut c_void,
+            None => std::ptr::null_mut(),
+            Some(m) => (m.base() + off) as *mut c_void,
         },
         None => std::ptr::null_mut(),
     }

@@ -43,15 +43,15 @@ pub fn protect(w: &World) -> Result<(), &'static str> {
             if pe == w.me {
                 continue;
             }
-            if h != 0 {
+            if let Some(h) = h {
                 peers.push(Span {
-                    base: h,
+                    base: h.base(),
                     len: heap.len,
                 });
             }
-            if d != 0 && data.len > 0 {
+            if let Some(d) = d.filter(|_| data.len > 0) {
                 peers.push(Span {
-                    base: d,
+                    base: d.base(),
                     len: data.len,
                 });
             }

@@ -3,7 +3,6 @@
 use super::config::VARIABLES;
 use super::world::{Route, World};
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
 
 /// Library name and version, as the start-up printout and `oshinfo` give them.
 pub const LIBRARY: &str = concat!("rshmem ", env!("CARGO_PKG_VERSION"));
@@ -44,8 +43,7 @@ pub fn banner(w: &World) -> String {
             );
             // Peers on the UCX route whose segment `seg` UCX maps here (`World::rma_target`).
             let by_ucx = |seg: usize, pe: usize| {
-                w.routes[pe] == Route::Net
-                    && w.segments[seg].direct[pe].load(Ordering::Relaxed) != 0
+                w.routes[pe] == Route::Net && w.segments[seg].direct[pe].get().is_some()
             };
             if (0..w.npes).any(|pe| by_ucx(0, pe) || by_ucx(1, pe)) {
                 let _ = writeln!(

@@ -230,7 +230,7 @@ pub(crate) fn rmw<W: AmoWord>(
     // A peer whose memory is also mapped here (this node's PEs in a multi-node job) is read with
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
     // shared-memory route.
-    let landed = w.segments[seg as usize].peers[pe] != 0;
+    let landed = w.segments[seg as usize].peers[pe].is_some();
     net.rmw(lane, pe, seg as usize, off, op, value, fetch, landed)
         .unwrap_or_else(|e| failed(call, pe, e))
 }

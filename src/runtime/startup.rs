@@ -18,7 +18,7 @@ use super::world::{self, INIT, RANK, Route, SegmentView, World, bootstrap_lock};
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
 use crate::transport::Remote;
-use crate::transport::shm::{self, Segment, control};
+use crate::transport::shm::{self, Mapping, Segment, control};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -375,27 +375,32 @@ pub(super) fn build(call: &'static str) -> World {
     let t = super::log::phase("exchange", t);
 
     let mut mappings = Vec::new();
-    let mut heap_peers = vec![0usize; npes];
-    let mut data_peers = vec![0usize; npes];
+    // SAFETY: this PE's own segments, mapped read-write for the rest of the process (a
+    // `Memory` is never unmapped once made).
+    let own_heap = unsafe { Mapping::new(heap.base(), heap_len) };
+    // SAFETY: as above (no data segment: an empty range, never accessed).
+    let own_data = unsafe { Mapping::new(data.as_ref().map_or(0, Memory::base), data_len) };
+    let mut heap_peers: Vec<Option<Mapping>> = vec![None; npes];
+    let mut data_peers: Vec<Option<Mapping>> = vec![None; npes];
     for (pe, record) in records.iter().enumerate() {
         if routes[pe] == Route::Net {
             continue;
         }
         if pe == me {
-            heap_peers[pe] = heap.base();
-            data_peers[pe] = data.as_ref().map_or(0, Memory::base);
+            heap_peers[pe] = Some(own_heap);
+            data_peers[pe] = data.as_ref().map(|_| own_data);
             continue;
         }
         let their_heap = segment_name(record.pid, &job, pe, &record.heap_token, "heap");
         let h = Segment::open_at(&their_heap, heap_len, control::HEAP_LAYOUT)
             .unwrap_or_else(|e| fatal!(call, "cannot map the symmetric heap of PE {pe}: {e}"));
-        heap_peers[pe] = h.base();
+        heap_peers[pe] = Some(h.mapping());
         mappings.push(h);
         if data_len > 0 {
             let their_data = segment_name(record.pid, &job, pe, &record.data_token, "data");
             let d = Segment::open(&their_data, data_len)
                 .unwrap_or_else(|e| fatal!(call, "cannot map the global data of PE {pe}: {e}"));
-            data_peers[pe] = d.base();
+            data_peers[pe] = Some(d.mapping());
             mappings.push(d);
         }
     }
@@ -407,13 +412,8 @@ pub(super) fn build(call: &'static str) -> World {
     Segment::unlink(&data_name);
     let t = super::log::phase("mapping", t);
 
-    let heap_view = SegmentView::new(heap.base(), heap_len, control::USER_OFFSET, heap_peers);
-    let data_view = SegmentView::new(
-        data.as_ref().map_or(0, Memory::base),
-        data_len,
-        0,
-        data_peers,
-    );
+    let heap_view = SegmentView::new(own_heap, control::USER_OFFSET, heap_peers);
+    let data_view = SegmentView::new(own_data, 0, data_peers);
     for memory in std::iter::once(heap).chain(data) {
         if let Memory::Segment(seg) = memory {
             mappings.push(seg);

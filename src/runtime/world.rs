@@ -26,11 +26,9 @@ use super::config::{Config, Source};
 use super::heap::Heap;
 use crate::bootstrap::Bootstrap;
 use crate::fatal;
-use crate::transport::shm::{Segment, control};
+use crate::transport::shm::{Dst, Mapping, Segment, control, memory::Slot};
 use crate::transport::{self, Remote};
-use std::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
-};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Which symmetric segment an address lies in.
@@ -54,8 +52,8 @@ pub enum Route {
 /// Where an operation on a peer's copy of a symmetric range goes.
 #[derive(Clone, Copy, Debug)]
 pub enum Target {
-    /// The address of the peer's copy in this process.
-    Mapped(usize),
+    /// The peer's copy, mapped in this process.
+    Mapped(Dst<'static>),
     /// The segment and offset, to reach over the network.
     Net(Seg, usize),
 }
@@ -67,30 +65,34 @@ const _: () = assert!(Seg::Heap as usize == transport::HEAP);
 /// segment is `start..len` (the heap's control block and guard lie below it, see
 /// `transport::shm::control`).
 pub struct SegmentView {
+    /// This PE's own segment.
+    pub own: Mapping,
     pub base: usize,
     pub len: usize,
     pub start: usize,
     /// `base + start` and `len - start`: the program's range, precomputed for [`World::locate`].
     pub user: usize,
     pub user_len: usize,
-    pub peers: Box<[usize]>,
+    pub peers: Box<[Option<Mapping>]>,
     /// Each peer's base in this process for puts, gets ([`World::rma_target`]) and the
     /// collectives' data and posts ([`World::mapped_base`]): `peers[pe]`, or, for a peer on the
     /// network route, where the network itself maps its segment while it is connected (UCX's
     /// shared-memory transports: its put there would be the same copy), or 0.
-    pub direct: Box<[AtomicUsize]>,
+    pub direct: Box<[Slot]>,
 }
 
 impl SegmentView {
     /// A view whose peers are mapped at `peers` (0: on the network route).
-    pub fn new(base: usize, len: usize, start: usize, peers: Vec<usize>) -> SegmentView {
+    pub fn new(own: Mapping, start: usize, peers: Vec<Option<Mapping>>) -> SegmentView {
+        let (base, len) = (own.base(), own.len());
         SegmentView {
+            own,
             base,
             len,
             start,
             user: base + start,
             user_len: len - start,
-            direct: peers.iter().map(|&b| AtomicUsize::new(b)).collect(),
+            direct: peers.iter().map(|&m| Slot::new(len, m)).collect(),
             peers: peers.into(),
         }
     }
@@ -328,9 +330,7 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
-        self.resolve(call, what, addr, len, |s| {
-            s.direct[pe].load(Ordering::Relaxed)
-        })
+        self.resolve(call, what, addr, len, |s| s.direct[pe].get())
     }
 
     /// The two above: `base` picks the peer's base in the range's segment (0: not mapped).
@@ -341,13 +341,17 @@ impl World {
         what: &str,
         addr: usize,
         len: usize,
-        base: impl Fn(&SegmentView) -> usize,
+        base: impl Fn(&SegmentView) -> Option<Mapping>,
     ) -> Target {
         match self.locate(addr, len) {
-            Some((seg, off)) => match base(&self.segments[seg as usize]) {
-                0 => Target::Net(seg, off),
-                base => Target::Mapped(base + off),
-            },
+            // A mapping shorter than the range (never: segments are symmetric) goes over the
+            // network rather than outside it.
+            Some((seg, off)) => {
+                match base(&self.segments[seg as usize]).and_then(|m| m.at(off, len)) {
+                    Some(d) => Target::Mapped(d),
+                    None => Target::Net(seg, off),
+                }
+            }
             None => not_symmetric(self, call, what, addr, len),
         }
     }
@@ -357,17 +361,17 @@ impl World {
     pub(super) fn enter_network_mappings(&self, net: &Remote) {
         for (seg, s) in self.segments.iter().enumerate() {
             for (pe, direct) in s.direct.iter().enumerate() {
-                if s.peers[pe] != 0 || s.len == 0 {
+                if s.peers[pe].is_some() || s.len == 0 {
                     continue;
                 }
-                let base = match net.mapping(pe, seg) {
+                let mapping = match net.mapping(pe, seg) {
                     // This PE's own copy through its own view, not a second mapping of it: a
                     // copy between two views of the same pages cannot see that they overlap.
-                    Some((_, len)) if len >= s.len && pe == self.me => s.base,
-                    Some((base, len)) if len >= s.len => base,
-                    _ => 0,
+                    Some(m) if m.len() >= s.len && pe == self.me => Some(s.own),
+                    Some(m) if m.len() >= s.len => Some(m),
+                    _ => None,
                 };
-                direct.store(base, Ordering::Relaxed);
+                direct.set(mapping);
             }
         }
     }
@@ -375,8 +379,8 @@ impl World {
     /// Forgets the network's mappings (before the network closes, which unmaps them).
     pub(super) fn forget_network_mappings(&self) {
         for s in &self.segments {
-            for (direct, &base) in s.direct.iter().zip(&s.peers) {
-                direct.store(base, Ordering::Relaxed);
+            for (direct, &mapping) in s.direct.iter().zip(&s.peers) {
+                direct.set(mapping);
             }
         }
     }
@@ -394,9 +398,25 @@ impl World {
     ) -> Target {
         match self.locate(addr, len) {
             Some((seg, off)) if self.cpu_atomics => {
-                Target::Mapped(self.segments[seg as usize].peers[pe] + off)
+                match self.segments[seg as usize].peers[pe].and_then(|m| m.at(off, len)) {
+                    Some(d) => Target::Mapped(d),
+                    None => not_mapped("a symmetric object", pe),
+                }
             }
             Some((seg, off)) => Target::Net(seg, off),
+            None => not_symmetric(self, call, what, addr, len),
+        }
+    }
+
+    /// This PE's own copy of the symmetric range `addr..addr+len`, after the check that it is
+    /// symmetric.
+    #[inline(always)]
+    pub fn own(&self, call: &'static str, what: &str, addr: usize, len: usize) -> Dst<'static> {
+        match self.locate(addr, len) {
+            Some((seg, off)) => match self.segments[seg as usize].own.at(off, len) {
+                Some(d) => d,
+                None => not_symmetric(self, call, what, addr, len),
+            },
             None => not_symmetric(self, call, what, addr, len),
         }
     }
@@ -416,28 +436,32 @@ impl World {
     /// ([`SegmentView::direct`], from connect to finalize); 0 if none.
     #[inline]
     pub fn mapped_base(&self, seg: Seg, pe: usize) -> usize {
+        self.mapped(seg, pe).map_or(0, Mapping::base)
+    }
+
+    /// [`World::mapped_base`] as the mapping.
+    #[inline]
+    pub fn mapped(&self, seg: Seg, pe: usize) -> Option<Mapping> {
         let s = &self.segments[seg as usize];
         if pe == self.me {
-            s.base
+            s.peers[pe]
         } else {
-            s.direct[pe].load(Ordering::Relaxed)
+            s.direct[pe].get()
         }
     }
 
     /// A peer's control block, mapped in this process (this PE's own, or an on-node peer's).
     #[inline(always)]
     pub fn control(&self, pe: usize) -> &'static control::Control {
-        let base = if pe == self.me {
-            self.segments[Seg::Heap as usize].base
+        let heap = &self.segments[Seg::Heap as usize];
+        match if pe == self.me {
+            Some(heap.own)
         } else {
-            self.segments[Seg::Heap as usize].peers[pe]
-        };
-        if base == 0 {
-            not_mapped("the library's control block", pe);
+            heap.peers[pe]
+        } {
+            Some(heap) => control::of(heap),
+            None => not_mapped("the library's control block", pe),
         }
-        // SAFETY: `base` is the base of a heap mapping kept for the life of the process
-        // (`_mappings`).
-        unsafe { control::at(base) }
     }
 
     /// Adds `value` to the word `field` selects in `pe`'s control block: a CPU atomic on a mapped
@@ -562,10 +586,8 @@ impl World {
         field: &impl Fn(&control::Control) -> &AtomicU64,
     ) -> Result<&'a AtomicU64, usize> {
         let heap = &self.segments[Seg::Heap as usize];
-        let base = heap.peers[pe];
-        if base != 0 {
-            // SAFETY: a mapped heap segment, kept for the life of the process.
-            Ok(field(unsafe { control::at(base) }))
+        if let Some(mapping) = heap.peers[pe] {
+            Ok(field(control::of(mapping)))
         } else {
             let mine = self.control(self.me);
             Err(field(mine) as *const AtomicU64 as usize - heap.base)

@@ -364,11 +364,11 @@ pub(crate) trait Network: Sized {
         })
     }
 
-    /// Where `pe`'s segment `seg` is mapped in this process by the network itself (the address
-    /// of its offset 0, and the length mapped), when the network's own puts and gets there are
+    /// Where `pe`'s segment `seg` is mapped in this process by the network itself (from its
+    /// offset 0), when the network's own puts and gets there are
     /// copies through that mapping, complete when they return: UCX's shared-memory transports.
     /// Valid until [`Network::close`]; `None` when the network reaches that memory otherwise.
-    fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+    fn mapping(&self, pe: usize, seg: usize) -> Option<shm::Mapping> {
         let _ = (pe, seg);
         None
     }
@@ -642,7 +642,7 @@ impl Remote {
     }
 
     /// See [`Network::mapping`].
-    pub(crate) fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+    pub(crate) fn mapping(&self, pe: usize, seg: usize) -> Option<shm::Mapping> {
         each!(self, n => Network::mapping(n, pe, seg))
     }
 

@@ -15,6 +15,7 @@
 //! confused. A scratch chunk is written by its owner only, and only once every reader of what it
 //! held before has acknowledged it (`Posts::acks`).
 
+use std::mem::align_of;
 use std::sync::atomic::AtomicU64;
 
 /// Bytes reserved for the control block at the start of the heap segment (address space only:
@@ -199,6 +200,17 @@ const _: () = assert!(SCRATCH_BYTES <= CHUNKS * CHUNK_BYTES);
 pub fn scratch(base: usize, g: usize, c: usize) -> usize {
     debug_assert!(g <= TEAM_SLOTS && c < CHUNKS);
     base + SCRATCH_OFFSET + (CHUNKS * g + c) * CHUNK_BYTES
+}
+
+/// The control block at the start of `heap`, a heap segment's mapping (kept for the life of the
+/// process).
+#[inline(always)]
+pub fn of(heap: super::Mapping) -> &'static Control {
+    assert!(heap.len() >= CONTROL_SIZE && heap.base().is_multiple_of(align_of::<Control>()));
+    // SAFETY: the first `CONTROL_SIZE` bytes of a mapping (checked), aligned (checked), which
+    // stays mapped for as long as it is used (`Mapping`'s contract): the control block lives as
+    // long as the process.
+    unsafe { at(heap.base()) }
 }
 
 /// The control block of the heap segment mapped at `base`.

@@ -8,8 +8,11 @@
 pub mod control;
 pub mod data_segment;
 pub mod fork;
+pub mod memory;
 pub mod segment;
 
+#[allow(unused_imports, reason = "used as the layers above move onto them")]
+pub use memory::{Atom, Dst, Mapping, Plain, Src};
 pub use segment::Segment;
 
 use std::sync::atomic::Ordering::SeqCst;

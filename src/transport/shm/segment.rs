@@ -335,6 +335,15 @@ impl Segment {
     pub fn len(&self) -> usize {
         self.len
     }
+
+    /// The segment as a [`super::Mapping`], valid while the segment is mapped: the runtime
+    /// keeps every Segment it makes for the life of the process (symmetric addresses outlive
+    /// `shmem_finalize`), and drops one only on the error path of its own creation.
+    pub fn mapping(&self) -> super::Mapping {
+        // SAFETY: mapped read-write by this Segment, which the runtime never unmaps while a
+        // range of it is in use (above).
+        unsafe { super::Mapping::new(self.base as usize, self.len) }
+    }
 }
 
 /// Whether `pid` is a live process: it exists and is not a zombie (a killed PE whose launcher has

@@ -21,7 +21,7 @@
 
 use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
-use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw};
+use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw, shm};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_MESSAGE_TRUNCATED;
 
@@ -329,9 +329,13 @@ impl transport::Network for Network {
         Network::serve(self, signals, f)
     }
 
-    fn mapping(&self, pe: usize, seg: usize) -> Option<(usize, usize)> {
+    fn mapping(&self, pe: usize, seg: usize) -> Option<shm::Mapping> {
         // The default lane's key: open from connect to close, as the mapping must be.
-        self.lane(0).ok()?.rkey(pe, seg).ok()?.mapping()
+        let (base, len) = self.lane(0).ok()?.rkey(pe, seg).ok()?.mapping()?;
+        // SAFETY: UCX maps the peer's registered segment there, read-write, until the key is
+        // released at close; the runtime forgets the mapping before it closes the network
+        // (`World::forget_network_mappings`).
+        Some(unsafe { shm::Mapping::new(base, len) })
     }
 
     fn close(&mut self, deadline: Instant) -> transport::Result<()> {
