@@ -7,8 +7,8 @@ use super::{Coll, Sync, barrier};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::{Seg, Target};
-use crate::transport::shm;
 use crate::transport::shm::control::Control;
+use crate::transport::shm::{self, Dst};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Combines `n` elements of `x` into `acc` (`acc[k] = acc[k] op x[k]`).
@@ -159,19 +159,13 @@ impl Coll<'_> {
     /// # Safety
     /// `to..to+len` writable (and, for `nbi`, not read before the next quiet).
     unsafe fn get(&self, pe: usize, seg: Seg, off: usize, to: *mut u8, len: usize, nbi: bool) {
-        // SAFETY: forwarded contract.
-        unsafe {
-            remote::get(
-                self.w,
-                self.call,
-                SHMEM_CTX_DEFAULT,
-                pe,
-                seg,
-                off,
-                to,
-                len,
-                nbi,
-            )
+        // SAFETY: forwarded contract (for nbi: until the next quiet, which the collective
+        // makes before its buffers go).
+        let dst = unsafe { Dst::new(to as usize, len) };
+        if nbi {
+            remote::get_nbi(self.w, self.call, SHMEM_CTX_DEFAULT, pe, seg, off, dst)
+        } else {
+            remote::get(self.w, self.call, SHMEM_CTX_DEFAULT, pe, seg, off, dst)
         }
     }
 

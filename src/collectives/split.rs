@@ -22,7 +22,7 @@ use super::call::{Combine, overlap};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
-use crate::transport::shm;
+use crate::transport::shm::{self, Src};
 use std::mem::size_of;
 
 /// Messages below this many bytes per chunk are not worth splitting.
@@ -62,19 +62,11 @@ pub(super) unsafe fn write_to(
         // SAFETY: member i's mapped destination, range-checked; nobody reads this chunk now.
         Target::Mapped(base) => unsafe { shm::copy((base.addr() + at) as *mut u8, src, len) },
         // SAFETY: forwarded contract.
-        Target::Net(seg, off) => unsafe {
-            remote::put(
-                c.w,
-                c.call,
-                SHMEM_CTX_DEFAULT,
-                pe,
-                seg,
-                off + at,
-                src,
-                len,
-                true,
-            )
-        },
+        Target::Net(seg, off) => {
+            // SAFETY: forwarded contract (unchanged until the caller's quiet).
+            let src = unsafe { Src::new(src as usize, len) };
+            remote::put_nbi(c.w, c.call, SHMEM_CTX_DEFAULT, pe, seg, off + at, src)
+        }
     }
 }
 

@@ -47,7 +47,7 @@ use super::scratch::Scratch;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
-use crate::transport::shm;
+use crate::transport::shm::{self, Src};
 use std::mem::size_of;
 use std::rc::Rc;
 
@@ -101,19 +101,11 @@ unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
         }
         Target::Mapped(_) => {}
         // SAFETY: forwarded; a blocking put is complete locally when it returns.
-        Target::Net(seg, off) => unsafe {
-            remote::put(
-                c.w,
-                c.call,
-                SHMEM_CTX_DEFAULT,
-                pe,
-                seg,
-                off,
-                src as *const u8,
-                len,
-                false,
-            )
-        },
+        Target::Net(seg, off) => {
+            // SAFETY: the caller guarantees `src..src+len`.
+            let src = unsafe { Src::new(src, len) };
+            remote::put(c.w, c.call, SHMEM_CTX_DEFAULT, pe, seg, off, src)
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
-use crate::transport::shm;
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::ffi::c_int;
 use std::mem::size_of;
 
@@ -74,9 +74,16 @@ unsafe fn contiguous<T: Copy>(
                 shm::copy(remote.addr() as *mut u8, source.cast(), len)
             },
             // SAFETY: as above; an nbi source stays unchanged until quiet (the C caller's part).
-            Target::Net(seg, off) => unsafe {
-                remote::put(w, call, ctx, pe, seg, off, source.cast(), len, nbi)
-            },
+            Target::Net(seg, off) => {
+                // SAFETY: the C caller guarantees `source`'s `len` bytes, unchanged until the
+                // next quiet for an nbi put.
+                let src = unsafe { Src::new(source as usize, len) };
+                if nbi {
+                    remote::put_nbi(w, call, ctx, pe, seg, off, src)
+                } else {
+                    remote::put(w, call, ctx, pe, seg, off, src)
+                }
+            }
         }
     } else {
         match w.rma_target(call, "source", source as usize, len, pe) {
@@ -85,9 +92,16 @@ unsafe fn contiguous<T: Copy>(
                 shm::copy(dest.cast(), remote.addr() as *const u8, len)
             },
             // SAFETY: as above.
-            Target::Net(seg, off) => unsafe {
-                remote::get(w, call, ctx, pe, seg, off, dest.cast(), len, nbi)
-            },
+            Target::Net(seg, off) => {
+                // SAFETY: the C caller guarantees `dest`'s `len` bytes, not read until the next
+                // quiet for an nbi get.
+                let dst = unsafe { Dst::new(dest as usize, len) };
+                if nbi {
+                    remote::get_nbi(w, call, ctx, pe, seg, off, dst)
+                } else {
+                    remote::get(w, call, ctx, pe, seg, off, dst)
+                }
+            }
         }
     }
 }
@@ -166,29 +180,35 @@ unsafe fn strided<T: Copy>(
         Target::Net(seg, off) => {
             let size = size_of::<T>() as isize;
             let off = off.wrapping_add_signed(-low);
-            let (rstride, local, lstride) = if to_peer {
-                (dst * size, source as usize, sst * size)
+            // The local side's span, as the symmetric side's above.
+            let (llow, llen) = if to_peer {
+                strided_span::<T>(call, "sst", sst, bsize, nblocks)
             } else {
-                (sst * size, dest as usize, dst * size)
+                strided_span::<T>(call, "dst", dst, bsize, nblocks)
             };
-            // SAFETY: the symmetric side was range-checked above for every block; the C caller
-            // guarantees the local side.
-            unsafe {
-                remote::strided(
-                    w,
-                    call,
-                    ctx,
-                    to_peer,
-                    pe,
-                    seg,
-                    off,
-                    rstride,
-                    local,
-                    lstride,
-                    bsize * size_of::<T>(),
-                    nblocks,
-                )
+            let (rstride, local, lstride) = if to_peer {
+                // SAFETY: the C caller guarantees every block of `source`, which lie in this span.
+                let s = unsafe { Src::new((source as usize).wrapping_add_signed(llow), llen) };
+                (dst * size, remote::Local::Put(s), sst * size)
+            } else {
+                // SAFETY: as above, for `dest`.
+                let d = unsafe { Dst::new((dest as usize).wrapping_add_signed(llow), llen) };
+                (sst * size, remote::Local::Get(d), dst * size)
             };
+            remote::strided(
+                w,
+                call,
+                ctx,
+                pe,
+                seg,
+                off,
+                rstride,
+                local,
+                (-llow) as usize,
+                lstride,
+                bsize * size_of::<T>(),
+                nblocks,
+            );
             return;
         }
     };
@@ -284,7 +304,7 @@ pub unsafe fn get_nbi<T: Copy>(
 /// # Safety
 /// `dest` must be aligned for `T` (it is range-checked here).
 #[inline(always)]
-pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
+pub unsafe fn p<T: Plain>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
     let (w, pe) = enter_pe(call, ctx, pe);
     match w.rma_target(call, "dest", dest as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
@@ -298,31 +318,12 @@ pub unsafe fn p<T: Copy>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, val
 /// # Safety
 /// `source` must be aligned for `T` (it is range-checked here).
 #[inline(always)]
-pub unsafe fn g<T: Copy>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
+pub unsafe fn g<T: Plain>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
     let (w, pe) = enter_pe(call, ctx, pe);
     match w.rma_target(call, "source", source as usize, size_of::<T>(), pe) {
         // SAFETY: `remote` is pe's copy of a symmetric `T`, mapped in this process.
         Target::Mapped(remote) => unsafe { shm::load(remote.addr() as *const T) },
-        Target::Net(seg, off) => {
-            let mut value = std::mem::MaybeUninit::<T>::uninit();
-            // SAFETY: the get (not nbi) fills the `size_of::<T>()` bytes of `value` before it
-            // returns; any bit pattern of them is what the peer holds, a valid `T` for the C
-            // types of this family.
-            unsafe {
-                remote::get(
-                    w,
-                    call,
-                    ctx,
-                    pe,
-                    seg,
-                    off,
-                    value.as_mut_ptr().cast(),
-                    size_of::<T>(),
-                    false,
-                );
-                value.assume_init()
-            }
-        }
+        Target::Net(seg, off) => remote::get_value(w, call, ctx, pe, seg, off),
     }
 }
 

@@ -12,6 +12,7 @@ use super::counters::{self, Kind};
 use super::handle::{self, shmem_ctx_t};
 use super::world::{Seg, World};
 use crate::fatal;
+use crate::transport::shm::{Dst, Plain, Src};
 use crate::transport::{self, AmoWord, Remote};
 
 pub(crate) use crate::transport::Rmw;
@@ -56,41 +57,78 @@ fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: 
     pe == w.me && local < own + len && own < local + len
 }
 
-/// Puts `len` bytes from `src` to `pe`'s copy of (`seg`, `off`); waits for local completion
-/// unless `nbi`.
-///
-/// # Safety
-/// `src..src+len` must be readable (and, for `nbi`, stay unchanged until the next quiet).
+/// Puts `src` to `pe`'s copy of (`seg`, `off`); returns when `src` may be reused.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn put(
+pub(crate) fn put(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
-    src: *const u8,
-    len: usize,
+    src: Src<'_>,
+) {
+    send(w, call, ctx, pe, seg, off, src, false)
+}
+
+/// Puts `src` to `pe`'s copy of (`seg`, `off`) without waiting: `src` is the program's, which it
+/// keeps unchanged until the next quiet of `ctx` (`'static`: the library never passes a buffer
+/// of its own that it could free before).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn put_nbi(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+    src: Src<'static>,
+) {
+    send(w, call, ctx, pe, seg, off, src, true)
+}
+
+/// [`put`] and [`put_nbi`].
+#[allow(clippy::too_many_arguments)]
+fn send(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+    src: Src<'_>,
     nbi: bool,
 ) {
+    let len = src.len();
     counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let done = if overlaps_self(w, pe, seg, off, src as usize, len) {
-        // SAFETY: the caller guarantees `src..src+len`.
-        let bounce = unsafe { std::slice::from_raw_parts(src, len) }.to_vec();
+    let done = if overlaps_self(w, pe, seg, off, src.addr(), len) {
+        let bounce = src.to_vec();
         // SAFETY: `bounce` lives until the put completed locally (not nbi).
         unsafe { net.put(lane, pe, seg as usize, off, bounce.as_ptr(), len, false) }
     } else {
-        // SAFETY: forwarded contract.
-        unsafe { net.put(lane, pe, seg as usize, off, src, len, nbi) }
+        // SAFETY: `src` is readable; for nbi it is `'static` (unchanged until the next quiet:
+        // the program's part).
+        unsafe {
+            net.put(
+                lane,
+                pe,
+                seg as usize,
+                off,
+                src.addr() as *const u8,
+                len,
+                nbi,
+            )
+        }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// Puts one value (`shmem_p`). By value, so that the caller's fast path keeps it in a register.
 #[inline(never)]
-pub(crate) fn put_value<T: Copy>(
+pub(crate) fn put_value<T: Plain>(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
@@ -99,90 +137,137 @@ pub(crate) fn put_value<T: Copy>(
     off: usize,
     value: T,
 ) {
-    // SAFETY: `value` lives on this frame until the put completed locally (not nbi).
-    unsafe {
-        put(
-            w,
-            call,
-            ctx,
-            pe,
-            seg,
-            off,
-            (&raw const value).cast(),
-            size_of::<T>(),
-            false,
-        )
-    }
+    put(w, call, ctx, pe, seg, off, Src::of_value(&value))
 }
 
-/// Gets `len` bytes from `pe`'s copy of (`seg`, `off`) into `dst`; waits for the data unless
-/// `nbi` (then it is there at the next quiet).
-///
-/// # Safety
-/// `dst..dst+len` must be writable (and, for `nbi`, not read until the next quiet).
+/// Gets `pe`'s copy of (`seg`, `off`) into `dst`; returns with the data.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn get(
+pub(crate) fn get(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
     pe: usize,
     seg: Seg,
     off: usize,
-    dst: *mut u8,
-    len: usize,
+    dst: Dst<'_>,
+) {
+    receive(w, call, ctx, pe, seg, off, dst, false)
+}
+
+/// Gets `pe`'s copy of (`seg`, `off`) into `dst` without waiting: the data is there at the next
+/// quiet of `ctx`; `dst` is the program's (`'static`: as for [`put_nbi`]).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn get_nbi(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+    dst: Dst<'static>,
+) {
+    receive(w, call, ctx, pe, seg, off, dst, true)
+}
+
+/// Reads one value (`shmem_g`).
+#[inline(never)]
+pub(crate) fn get_value<T: Plain>(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+) -> T {
+    let mut value = crate::transport::shm::memory::zeroed::<T>();
+    get(w, call, ctx, pe, seg, off, Dst::of_value(&mut value));
+    value
+}
+
+/// [`get`] and [`get_nbi`].
+#[allow(clippy::too_many_arguments)]
+fn receive(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    pe: usize,
+    seg: Seg,
+    off: usize,
+    dst: Dst<'_>,
     nbi: bool,
 ) {
+    let len = dst.len();
     counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let done = if overlaps_self(w, pe, seg, off, dst as usize, len) {
+    let done = if overlaps_self(w, pe, seg, off, dst.addr(), len) {
         let mut bounce = vec![0u8; len];
         // SAFETY: `bounce` lives until the get completed, just below.
-        unsafe { net.get(lane, pe, seg as usize, off, bounce.as_mut_ptr(), len, false) }.map(
-            // SAFETY: the caller guarantees `dst..dst+len`; `bounce` is a separate allocation.
-            |()| unsafe { std::ptr::copy_nonoverlapping(bounce.as_ptr(), dst, len) },
-        )
+        unsafe { net.get(lane, pe, seg as usize, off, bounce.as_mut_ptr(), len, false) }
+            .map(|()| dst.copy_from(Src::of(&bounce)))
     } else {
-        // SAFETY: forwarded contract.
-        unsafe { net.get(lane, pe, seg as usize, off, dst, len, nbi) }
+        // SAFETY: `dst` is writable; for nbi it is `'static` (not read until the next quiet:
+        // the program's part).
+        unsafe { net.get(lane, pe, seg as usize, off, dst.addr() as *mut u8, len, nbi) }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
 }
 
-/// Copies `count` blocks of `block` bytes between strided local and remote ranges (`to_peer`:
-/// local `local + i*lstride` to remote `off + i*rstride`, else the other way), every block started
-/// before any is waited for.
-///
-/// # Safety
-/// Every local block must be valid (readable for a put, writable for a get).
+/// The local side of a strided transfer: read by a put, written by a get.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Local<'a> {
+    Put(Src<'a>),
+    Get(Dst<'a>),
+}
+
+/// Copies `count` blocks of `block` bytes between strided local and remote ranges (a put: block
+/// `i` of `local` from byte `at + i*lstride` to remote `off + i*rstride`; a get the other way),
+/// every block started before any is waited for; returns when done. Every block must lie
+/// inside `local` (checked: a panic otherwise, a caller's bug).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn strided(
+pub(crate) fn strided(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    to_peer: bool,
     pe: usize,
     seg: Seg,
     off: usize,
     rstride: isize,
-    local: usize,
+    local: Local<'_>,
+    at: usize,
     lstride: isize,
     block: usize,
     count: usize,
 ) {
+    if count == 0 || block == 0 {
+        return;
+    }
+    let (base, len) = match local {
+        Local::Put(s) => (s.addr(), s.len()),
+        Local::Get(d) => (d.addr(), d.len()),
+    };
+    let last = (count as isize - 1)
+        .checked_mul(lstride)
+        .and_then(|x| (at as isize).checked_add(x));
+    assert!(
+        at.checked_add(block).is_some_and(|end| end <= len)
+            && last.is_some_and(|l| l >= 0
+                && (l as usize)
+                    .checked_add(block)
+                    .is_some_and(|end| end <= len)),
+        "strided: {count} blocks of {block} bytes from {at} by {lstride} outside a range of {len}"
+    );
+    let to_peer = matches!(local, Local::Put(_));
     if pe == w.me {
         // Blocks of this PE's own memory may overlap each other: one at a time, each as memmove.
         for i in 0..count as isize {
             let r = off.wrapping_add_signed(i * rstride);
-            let l = local.wrapping_add_signed(i * lstride);
-            // SAFETY: forwarded contract, block by block.
-            unsafe {
-                if to_peer {
-                    put(w, call, ctx, pe, seg, r, l as *const u8, block, false)
-                } else {
-                    get(w, call, ctx, pe, seg, r, l as *mut u8, block, false)
-                }
+            let l = at.wrapping_add_signed(i * lstride);
+            match local {
+                Local::Put(s) => put(w, call, ctx, pe, seg, r, s.part(l, block)),
+                Local::Get(d) => get(w, call, ctx, pe, seg, r, d.part(l, block)),
             }
         }
         return;
@@ -193,7 +278,8 @@ pub(crate) unsafe fn strided(
         (count * block) as u64,
     );
     let (net, lane) = lane(w, ctx);
-    // SAFETY: forwarded contract.
+    // SAFETY: every block lies inside `local` (checked above), readable for a put and writable
+    // for a get; the transfer completes before this returns.
     let done = unsafe {
         net.strided(
             lane,
@@ -202,7 +288,7 @@ pub(crate) unsafe fn strided(
             seg as usize,
             off,
             rstride,
-            local,
+            base + at,
             lstride,
             block,
             count,

@@ -49,6 +49,13 @@ plain!(
 // SAFETY: an array of `Plain` values is `Plain` (no padding between elements of an array).
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 
+/// The `T` whose bytes are all 0.
+#[inline(always)]
+pub fn zeroed<T: Plain>() -> T {
+    // SAFETY: every bit pattern is a `T` (`Plain`).
+    unsafe { std::mem::zeroed() }
+}
+
 /// A byte range this process may read while `'a` lasts (see the module's introduction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Src<'a> {
@@ -249,7 +256,8 @@ impl<'a> Dst<'a> {
     /// The bytes of `values`, borrowed for `'a`.
     #[inline]
     pub fn of<T: Plain>(values: &'a mut [T]) -> Dst<'a> {
-        let (addr, len) = bytes_of(values);
+        // The address from the mutable borrow (a pointer from a shared one may not be written).
+        let (addr, len) = (values.as_mut_ptr() as usize, size_of_val(values));
         // SAFETY: the slice is borrowed mutably for `'a`: nothing else uses it meanwhile; any
         // bytes written are a valid `T` (`Plain`).
         unsafe { Dst::new(addr, len) }
