@@ -138,12 +138,7 @@ pub fn render(pairs: &[(String, String)], parsable: bool) -> String {
 /// Which libpmix the PMIx bootstrap would load, or "not found".
 fn pmix_found() -> String {
     for name in PMIX_LIBRARIES {
-        // SAFETY: `name` is NUL-terminated; RTLD_LAZY|RTLD_LOCAL loads without binding symbols
-        // into the global namespace, and the handle is closed at once.
-        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
-        if !handle.is_null() {
-            // SAFETY: `handle` came from the dlopen above and is closed once.
-            unsafe { libc::dlclose(handle) };
+        if crate::transport::shm::loader::loadable(name) {
             return format!("{} (PMIx bootstrap available)", to_str(name));
         }
     }

@@ -181,8 +181,7 @@ fn segment_token(name: &str) -> &str {
 }
 
 fn segment_prefix() -> String {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = shm::process::uid();
     format!("/rshmem-{uid}-")
 }
 

@@ -8,7 +8,9 @@
 pub mod control;
 pub mod data_segment;
 pub mod fork;
+pub mod loader;
 pub mod memory;
+pub mod process;
 pub mod segment;
 
 #[allow(unused_imports, reason = "used as the layers above move onto them")]
