@@ -22,9 +22,9 @@ use crate::transport::shm::control::TEAM_SLOTS;
 const SPEC: &str = "1.6";
 
 /// Prints the report to standard output: `key:value` lines when `parsable` is non-zero. Returns 0,
-/// or -1 when standard output cannot be written.
-#[unsafe(no_mangle)]
-pub extern "C" fn rshmemx_info_print(parsable: c_int) -> c_int {
+/// or -1 when standard output cannot be written (`rshmemx_info_print`, exported by
+/// `api::exports`).
+pub fn info_print(parsable: c_int) -> c_int {
     let text = render(&report(), parsable != 0);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
