@@ -158,3 +158,29 @@ pub fn loadable(name: &CStr) -> bool {
     unsafe { libc::dlclose(handle) };
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_knows_this_process() {
+        let objects = objects();
+        // The test executable holds this code (the library is linked into it).
+        assert_eq!(
+            objects.iter().filter(|o| o.is_self).count(),
+            1,
+            "{objects:?}"
+        );
+        assert!(defined("malloc"));
+        assert!(!defined("rshmem_no_such_symbol"));
+        assert!(!defined("a\0b"));
+        assert!(loadable(c"libc.so.6"));
+        assert!(!loadable(c"librshmem-no-such-library.so"));
+        let libc = Handle::loaded("libc.so.6").expect("libc is loaded");
+        assert_eq!(Handle::loaded("libc.so.6").as_ref(), Some(&libc));
+        assert!(Handle::loaded("librshmem-no-such-library.so").is_none());
+        // A function is not a variable of a word: 0, never a read of its code.
+        assert_eq!(libc.word("rshmem_no_such_symbol"), 0);
+    }
+}

@@ -178,3 +178,25 @@ fn answer() {
     }
     r.count.fetch_add(1, Ordering::Relaxed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn uid_is_the_owner_of_this_process() {
+        assert_eq!(uid(), std::fs::metadata("/proc/self").unwrap().uid());
+    }
+
+    #[test]
+    fn a_pidfd_of_a_process_that_exited_is_readable() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let fd = pidfd(child.id());
+        child.wait().unwrap();
+        // None: a kernel without pidfd_open, where the caller falls back to looking.
+        if let Some(fd) = fd {
+            wait_readable(&fd);
+        }
+    }
+}

@@ -80,3 +80,32 @@ impl<T: Send + Sync> Lent<T> {
         (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_gives_what_was_published_last() {
+        static P: Published<u32> = Published::new();
+        static A: u32 = 1;
+        static B: u32 = 2;
+        assert_eq!(P.get(), None);
+        P.publish(Some(&A));
+        assert_eq!(P.swap(Some(&B)), Some(&1));
+        assert_eq!(P.get(), Some(&2));
+        assert_eq!(P.swap(None), Some(&2));
+        assert_eq!(P.get(), None);
+    }
+
+    #[test]
+    fn lent_is_taken_back_once() {
+        let lent = Lent::new();
+        assert!(lent.get().is_none());
+        lent.put(Box::new(String::from("network")));
+        assert_eq!(lent.get().map(String::as_str), Some("network"));
+        assert_eq!(lent.take().as_deref().map(String::as_str), Some("network"));
+        assert!(lent.take().is_none());
+        assert!(lent.get().is_none());
+    }
+}
