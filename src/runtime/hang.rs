@@ -84,7 +84,8 @@ pub fn lock_held(lock: usize, ticket: Option<u64>) {
 }
 
 /// Arms the reports for this PE (at init): the time after which a wait reports by itself, the
-/// handler's fixed line, and the handler where the program left the signal at its default.
+/// handler's fixed line, and the handler where the program left the signal at its default (the
+/// system's part, handler, mask and listener thread, is `transport::shm::process::serve_requests`).
 pub fn install(me: usize, after: Option<Duration>) {
     AFTER_MS.store(
         after.map_or(0, |d| (d.as_millis() as u64).max(1)),
