@@ -491,6 +491,9 @@ impl Mapping {
         Mapping { base, len }
     }
 
+    /// No memory: the mapping of a segment that does not exist (0 bytes at 0).
+    pub const EMPTY: Mapping = Mapping { base: 0, len: 0 };
+
     #[inline(always)]
     pub fn base(self) -> usize {
         self.base
