@@ -72,8 +72,8 @@ unsafe fn collect_on<T>(
         let (dest, source) = unsafe { ranges(dest, total, source, len) };
         return core::fcollect_on(c, dest, source, nelems);
     }
-    // SAFETY: `source` holds `nelems` elements (this function's contract); `dest` is made below.
-    let (_, source) = unsafe { ranges(dest, 0, source, len) };
+    // SAFETY: `source` holds `nelems` elements, `len` bytes (this function's contract).
+    let source = unsafe { Src::new(source as usize, len) };
     let dest = dest as usize;
     // SAFETY: `dest` holds the sum of the PEs' counts (this function's contract), which the
     // collective learns and passes as `total`.
