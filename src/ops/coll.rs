@@ -8,7 +8,10 @@
 //! matter (binaries built against another implementation's header may pass a smaller one).
 //! Team routines return 0, or -1 for SHMEM_TEAM_INVALID (the same on every PE); other bad input
 //! stops the job with a message.
+//!
+//! The C caller's pointers become ranges in `ops::ffi::coll`; the cores here take the ranges.
 #![allow(non_snake_case, clippy::too_many_arguments)]
+#![deny(unsafe_code)]
 
 use crate::collectives::barrier::active_set_fits;
 use crate::collectives::{Coll, agree, flat};
