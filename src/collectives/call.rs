@@ -216,3 +216,23 @@ pub(crate) fn overlap(a: usize, b: usize, len: usize) -> bool {
 pub(crate) fn ranges_overlap(a: usize, alen: usize, b: usize, blen: usize) -> bool {
     alen > 0 && blen > 0 && a < b + blen && b < a + alen
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum(acc: Acc<'_, u32>, x: Src<'_>) {
+        acc.dst.combine::<u32>(x, |a, b| a + b)
+    }
+
+    #[test]
+    fn the_first_contribution_is_copied_and_the_others_combined() {
+        let mut acc = [9u32; 3];
+        let (a, b) = ([1u32, 2, 3], [10u32, 20, 30]);
+        let to = Dst::of(&mut acc);
+        fold_in(sum, to, Src::of(&a), true);
+        fold_in(sum, to, Src::of(&b), false);
+        fold_in(sum, to, Src::empty(), false);
+        assert_eq!(acc, [11, 22, 33]);
+    }
+}

@@ -255,3 +255,23 @@ pub fn count(call: &'static str, nreduce: c_int) -> usize {
     }
     nreduce as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_combine_element_by_element() {
+        let mut acc = [ComplexD { re: 1.0, im: 2.0 }; 2];
+        let x = [ComplexD { re: 3.0, im: 4.0 }, ComplexD { re: 0.0, im: 1.0 }];
+        <ComplexD as Arith>::prod(Acc::new(Dst::of(&mut acc)), Src::of(&x));
+        assert_eq!(acc[0], ComplexD { re: -5.0, im: 10.0 });
+        assert_eq!(acc[1], ComplexD { re: -2.0, im: 1.0 });
+        let mut m = [5i8, -3, 7];
+        <i8 as Order>::max(Acc::new(Dst::of(&mut m)), Src::of(&[1i8, 4, 100]));
+        assert_eq!(m, [5, 4, 100]);
+        let mut w = [250u8];
+        <u8 as Arith>::sum(Acc::new(Dst::of(&mut w)), Src::of(&[10u8]));
+        assert_eq!(w, [4], "integers wrap");
+    }
+}
