@@ -408,3 +408,58 @@ pub(crate) fn pe_quiet(w: &World, call: &'static str, ctx: shmem_ctx_t, pes: &[u
         flush_failed(call, e);
     }
 }
+
+/// Non-blocking transfers on context `ctx` between buffers borrowed for `'a` (a collective's
+/// own, which it frees when the call returns) and peers' memory: [`scoped`] gives one to its
+/// closure and completes them all with a quiet before it returns (if it started one), so that a
+/// buffer is never written or read by the network after its borrow ends.
+pub(crate) struct Scope<'w, 'a> {
+    w: &'w World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    started: std::cell::Cell<bool>,
+    /// Invariant in `'a`: a buffer of the closure's own, which ends before the quiet, is refused.
+    _buffers: std::marker::PhantomData<fn(&'a ()) -> &'a ()>,
+}
+
+impl<'a> Scope<'_, 'a> {
+    /// Starts a get of `pe`'s copy of (`seg`, `off`) into `dst`, there once the scope ends.
+    pub(crate) fn get(&self, pe: usize, seg: Seg, off: usize, dst: Dst<'a>) {
+        self.started.set(true);
+        receive(self.w, self.call, self.ctx, pe, seg, off, dst, true)
+    }
+
+    /// Starts a put of `src` to `pe`'s copy of (`seg`, `off`), complete once the scope ends.
+    pub(crate) fn put(&self, pe: usize, seg: Seg, off: usize, src: Src<'a>) {
+        self.started.set(true);
+        send(self.w, self.call, self.ctx, pe, seg, off, src, true)
+    }
+}
+
+/// Runs `f` with a [`Scope`] for non-blocking transfers on `ctx` into and out of buffers that
+/// live for `'a` (longer than this call), and, if it started any, quiets `ctx` before returning
+/// (also if `f` unwinds): then every transfer `f` started is complete.
+pub(crate) fn scoped<'a, R>(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    f: impl FnOnce(&Scope<'_, 'a>) -> R,
+) -> R {
+    let scope = Scope {
+        w,
+        call,
+        ctx,
+        started: std::cell::Cell::new(false),
+        _buffers: std::marker::PhantomData,
+    };
+    f(&scope)
+}
+
+impl Drop for Scope<'_, '_> {
+    /// Completes the transfers the scope started.
+    fn drop(&mut self) {
+        if self.started.get() {
+            quiet(self.w, self.call, self.ctx)
+        }
+    }
+}

@@ -312,7 +312,7 @@ pub(crate) trait Network: Sized {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         let _ = (pe, tag, bytes, wait);
@@ -328,7 +328,7 @@ pub(crate) trait Network: Sized {
     /// returns are withdrawn.
     fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
     ) -> Result<R> {
         let _ = (posts, wait);
@@ -595,7 +595,7 @@ impl Remote {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         each!(self, n => Network::send_message(n, pe, tag, bytes, wait))
@@ -604,7 +604,7 @@ impl Remote {
     /// See [`Network::receive_messages`].
     pub(crate) fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
     ) -> Result<R> {
         each!(self, n => Network::receive_messages(n, posts, wait))
@@ -614,7 +614,7 @@ impl Remote {
     pub(crate) fn receive_message<R>(
         &self,
         tag: u64,
-        into: &mut [u8],
+        into: shm::Dst<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
     ) -> Result<R> {
         self.receive_messages(&mut [(tag, into)], |test| wait(&mut || test(0)))

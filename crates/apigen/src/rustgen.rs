@@ -97,7 +97,12 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
                 args.push("SHMEM_CTX_DEFAULT".into());
             }
             None if pname == "op" && f.family.operator.is_some() => {
-                args.push(f.family.operator.unwrap_or_default().into());
+                let operator = f.family.operator.unwrap_or_default();
+                // The operator's module (`reduce` of `reduce::Arith::sum`) is imported even where
+                // the op itself is an entry point of `ops::ffi`.
+                uses.ops
+                    .insert(operator.split("::").next().unwrap_or_default().to_string());
+                args.push(operator.into());
             }
             None => {
                 return Err(format!(

@@ -8,3 +8,19 @@
 //! The generator (`crates/apigen/src/ops.rs`) looks here first: an op `rma::put` with an entry
 //! point in `ffi/rma.rs` is called as `ffi::rma::put` by the shells.
 #![allow(unsafe_code)]
+
+pub mod coll;
+pub mod reduce;
+
+use super::{ComplexD, ComplexF, Float128, LongDouble};
+use crate::transport::shm::Plain;
+
+// SAFETY: 16 bytes of C `long double` or binary128 kept as `[u8; 16]` (every bit pattern is a
+// value of the array, no padding: size 16, alignment 16).
+unsafe impl Plain for LongDouble {}
+// SAFETY: as for `LongDouble`.
+unsafe impl Plain for Float128 {}
+// SAFETY: `repr(C)` pair of `f64`: no padding (16 bytes, alignment 8), any bits are two doubles.
+unsafe impl Plain for ComplexD {}
+// SAFETY: `repr(C)` pair of `f32`: no padding (8 bytes, alignment 4), any bits are two floats.
+unsafe impl Plain for ComplexF {}

@@ -280,7 +280,7 @@ impl transport::Network for Network {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: crate::transport::shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<bool>) -> R,
     ) -> transport::Result<R> {
         Ok(self.signals.send(pe, tag | MESSAGE_TAG, bytes, |test| {
@@ -290,7 +290,7 @@ impl transport::Network for Network {
 
     fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, crate::transport::shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> transport::Result<Arrival>) -> R,
     ) -> transport::Result<R> {
         Ok(self.signals.receive_messages(posts, |test| {
