@@ -8,3 +8,101 @@
 //! The generator (`crates/apigen/src/ops.rs`) looks here first: an op `rma::put` with an entry
 //! point in `ffi/rma.rs` is called as `ffi::rma::put` by the shells.
 #![allow(unsafe_code)]
+
+pub mod amo;
+pub mod extension;
+pub mod p2p;
+pub mod rma;
+pub mod signal;
+
+use crate::ops::rma::{bytes, null};
+use crate::ops::{Bits128, LongDouble};
+use crate::transport::shm::{Dst, Plain, Src};
+
+// SAFETY: `Bits128` is two `u64`s (`repr(C)`, 16 bytes, no padding): every bit pattern is one.
+unsafe impl Plain for Bits128 {}
+// SAFETY: `LongDouble` is 16 bytes (`repr(C)`, an array of `u8`, no padding): the strided RMA
+// routines copy it as bytes, never compute with it.
+unsafe impl Plain for LongDouble {}
+
+/// The program's `len` bytes at `ptr` (argument `what` of `call`) as a range: empty if `len` is 0
+/// (where C allows NULL), else NULL is reported.
+///
+/// # Safety
+/// If `len > 0`: `ptr..ptr+len` is readable while `'a` lasts.
+#[inline(always)]
+pub(crate) unsafe fn src_of<'a, T>(
+    call: &'static str,
+    what: &str,
+    ptr: *const T,
+    len: usize,
+) -> Src<'a> {
+    if len == 0 {
+        return Src::empty();
+    }
+    if ptr.is_null() {
+        null(call, what);
+    }
+    // SAFETY: non-NULL and, by the caller's contract, readable for `len` bytes while `'a` lasts
+    // (a C object does not wrap the address space).
+    unsafe { Src::new(ptr as usize, len) }
+}
+
+/// [`src_of`] for a buffer the call writes.
+///
+/// # Safety
+/// If `len > 0`: `ptr..ptr+len` is writable while `'a` lasts, and the program does not use it
+/// meanwhile.
+#[inline(always)]
+pub(crate) unsafe fn dst_of<'a, T>(
+    call: &'static str,
+    what: &str,
+    ptr: *mut T,
+    len: usize,
+) -> Dst<'a> {
+    if len == 0 {
+        return Dst::empty();
+    }
+    if ptr.is_null() {
+        null(call, what);
+    }
+    // SAFETY: non-NULL and, by the caller's contract, writable for `len` bytes while `'a` lasts
+    // and not used by the program meanwhile.
+    unsafe { Dst::new(ptr as usize, len) }
+}
+
+/// The program's `n` elements at `ptr`, or `None` if it is NULL; the overflow of `n` elements is
+/// reported.
+///
+/// # Safety
+/// If not NULL: `ptr` holds `n` initialized elements of `T`, which nothing writes while `'a`
+/// lasts.
+#[inline(always)]
+pub(crate) unsafe fn slice_of<'a, T>(
+    call: &'static str,
+    ptr: *const T,
+    n: usize,
+) -> Option<&'a [T]> {
+    bytes::<T>(call, "nelems", n);
+    // SAFETY: non-NULL (checked), `n` elements of at most `isize::MAX` bytes (checked), held and
+    // left unchanged while `'a` lasts by the caller's contract.
+    (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
+/// The program's room for `n` elements of `T` at `ptr` as a range, or `None` if it is NULL; the
+/// overflow of `n` elements is reported.
+///
+/// # Safety
+/// If not NULL: `ptr` has room for `n` elements of `T`, which the program does not use while
+/// `'a` lasts.
+#[inline(always)]
+pub(crate) unsafe fn dst_or_null<'a, T>(
+    call: &'static str,
+    ptr: *mut T,
+    n: usize,
+) -> Option<Dst<'a>> {
+    let len = bytes::<T>(call, "nelems", n);
+    // SAFETY: non-NULL (checked), writable for `len` bytes (no overflow, checked) and not used
+    // by the program while `'a` lasts, by the caller's contract.
+    (!ptr.is_null()).then(|| unsafe { Dst::new(ptr as usize, len) })
+}

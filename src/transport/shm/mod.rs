@@ -39,26 +39,6 @@ pub unsafe fn zero(dst: *mut u8, len: usize) {
     unsafe { std::ptr::write_bytes(dst, 0, len) }
 }
 
-/// Stores one value (`shmem_p`).
-///
-/// # Safety
-/// `dst` must be valid and aligned for `T`.
-#[inline(always)]
-pub unsafe fn store<T: Copy>(dst: *mut T, value: T) {
-    // SAFETY: guaranteed by the caller. Volatile: the store is observed by another process.
-    unsafe { std::ptr::write_volatile(dst, value) }
-}
-
-/// Loads one value (`shmem_g`).
-///
-/// # Safety
-/// `src` must be valid and aligned for `T`.
-#[inline(always)]
-pub unsafe fn load<T: Copy>(src: *const T) -> T {
-    // SAFETY: guaranteed by the caller. Volatile: the value is written by another process.
-    unsafe { std::ptr::read_volatile(src) }
-}
-
 /// Copies `count` elements of `T` between strided arrays; strides are in elements and may be
 /// negative or zero.
 ///
