@@ -426,7 +426,7 @@ shell!(
     (),
     setup::init("shmemx_heap_preinit")
 );
-shell!(shmemx_heap_preinit_thread, pshmemx_heap_preinit_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe setup::init_thread("shmemx_heap_preinit_thread", Program(requested), provided));
+shell!(shmemx_heap_preinit_thread, pshmemx_heap_preinit_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe ffi::setup::init_thread("shmemx_heap_preinit_thread", Program(requested), provided));
 shell!(
     shmem_clear_cache_inv,
     pshmem_clear_cache_inv,

@@ -3,12 +3,14 @@
 //! their fetching forms.
 //!
 //! Each operation checks the context, the PE, that the target is symmetric and naturally aligned,
-//! then does one CPU atomic on the peer's mapped copy of the word ([`shm::Word`]), or, when the
+//! then does one CPU atomic on the peer's mapped copy of the word ([`Word`]), or, when the
 //! job has some PE on the UCX route, one UCX atomic whoever the peer is (one atomic path per job,
 //! see [`World`]): `Slot` makes that choice, on a flag of the World. An element type
 //! acts through the unsigned word of its size: integers convert with wrapping (two's complement
 //! addition is the same for signed and unsigned), `float` and `double` by their bits. On the
 //! shared-memory route the `_nbi` forms complete before they return.
+
+#![deny(unsafe_code)]
 
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;

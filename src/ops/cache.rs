@@ -10,6 +10,8 @@
 //! or invalidate: the routines check that the library is initialized and return, which is what the
 //! spec asks of them on such machines.
 
+#![deny(unsafe_code)]
+
 use crate::runtime::world;
 use std::ffi::c_void;
 

@@ -9,6 +9,8 @@
 //! job with a message naming the routine and why: never a no-op that would change an answer.
 //! docs/ABI.md ("Foreign names") lists which is which.
 
+#![deny(unsafe_code)]
+
 use super::{amo, memory, order, rma};
 use crate::fatal;
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};

@@ -2,6 +2,8 @@
 //! default `INTEGER` element count becomes a `size_t`. Fortran has no unsigned integers, so a
 //! negative count is a mistake that C's `size_t` cannot express; it is reported, never wrapped.
 
+#![deny(unsafe_code)]
+
 use crate::fatal;
 use std::ffi::c_int;
 

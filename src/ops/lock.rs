@@ -25,6 +25,8 @@
 //! locks it holds with their tickets (`runtime::hang::lock_held`): a waiter reports the ticket the
 //! lock serves, the holder that it holds the lock by that ticket.
 
+#![deny(unsafe_code)]
+
 use super::amo::{Slot, slot};
 use crate::fatal;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;

@@ -21,6 +21,8 @@
 //! address; a pair not among the remembered ones starts at 0. `_some` returns every satisfied element at once, so
 //! it needs no state.
 
+#![deny(unsafe_code)]
+
 use super::amo::misaligned;
 use crate::fatal;
 use crate::runtime::constants::{

@@ -11,6 +11,8 @@
 //! peer on the UCX route whose memory UCX maps here (`World::rma_target`); any other peer on that
 //! route (its base is 0) takes the out-of-line branch into `crate::runtime::remote`.
 
+#![deny(unsafe_code)]
+
 use super::enter_pe;
 use crate::fatal;
 use crate::runtime::handle::shmem_ctx_t;

@@ -16,6 +16,8 @@
 //! The signal address and `sig_op` are checked before any data moves, so a bad call delivers
 //! nothing.
 
+#![deny(unsafe_code)]
+
 use super::amo::{Slot, slot};
 use super::{enter_pe, p2p, rma};
 use crate::fatal;

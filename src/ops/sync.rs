@@ -2,6 +2,8 @@
 //! and then waits for every PE; sync_all waits, after completing the default context's puts to
 //! PEs reached over the network ([`settle`]).
 
+#![deny(unsafe_code)]
+
 use crate::collectives::barrier;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;

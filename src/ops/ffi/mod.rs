@@ -10,10 +10,15 @@
 #![allow(unsafe_code)]
 
 pub mod amo;
+pub mod ctx;
 pub mod extension;
+pub mod memory;
+pub mod order;
 pub mod p2p;
 pub mod rma;
+pub mod setup;
 pub mod signal;
+pub mod team;
 
 use crate::ops::rma::{bytes, null};
 use crate::ops::{Bits128, LongDouble};
@@ -71,8 +76,8 @@ pub(crate) unsafe fn dst_of<'a, T>(
     unsafe { Dst::new(ptr as usize, len) }
 }
 
-/// The program's `n` elements at `ptr`, or `None` if it is NULL; the overflow of `n` elements is
-/// reported.
+/// The program's `n` elements at `ptr`, or `None` if it is NULL; the overflow of `n` elements
+/// (argument `count`) is reported.
 ///
 /// # Safety
 /// If not NULL: `ptr` holds `n` initialized elements of `T`, which nothing writes while `'a`
@@ -80,10 +85,11 @@ pub(crate) unsafe fn dst_of<'a, T>(
 #[inline(always)]
 pub(crate) unsafe fn slice_of<'a, T>(
     call: &'static str,
+    count: &str,
     ptr: *const T,
     n: usize,
 ) -> Option<&'a [T]> {
-    bytes::<T>(call, "nelems", n);
+    bytes::<T>(call, count, n);
     // SAFETY: non-NULL (checked), `n` elements of at most `isize::MAX` bytes (checked), held and
     // left unchanged while `'a` lasts by the caller's contract.
     (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr, n) })
@@ -105,4 +111,28 @@ pub(crate) unsafe fn dst_or_null<'a, T>(
     // SAFETY: non-NULL (checked), writable for `len` bytes (no overflow, checked) and not used
     // by the program while `'a` lasts, by the caller's contract.
     (!ptr.is_null()).then(|| unsafe { Dst::new(ptr as usize, len) })
+}
+
+/// The program's variable at `ptr` as a reference, or `None` if it is NULL.
+///
+/// # Safety
+/// If not NULL: `ptr` is aligned and valid for reads and writes of a `T`, which nothing else
+/// uses while `'a` lasts (the program's output variable during the call).
+#[inline(always)]
+pub(crate) unsafe fn var<'a, T>(ptr: *mut T) -> Option<&'a mut T> {
+    // SAFETY: NULL gives `None`; otherwise valid, aligned and unshared for `'a` by the caller's
+    // contract.
+    unsafe { ptr.as_mut() }
+}
+
+/// The program's value at `ptr` as a reference, or `None` if it is NULL.
+///
+/// # Safety
+/// If not NULL: `ptr` is aligned and points to an initialized `T` that nothing writes while `'a`
+/// lasts.
+#[inline(always)]
+pub(crate) unsafe fn val<'a, T>(ptr: *const T) -> Option<&'a T> {
+    // SAFETY: NULL gives `None`; otherwise valid, aligned, initialized and unchanged for `'a` by
+    // the caller's contract.
+    unsafe { ptr.as_ref() }
 }

@@ -23,7 +23,7 @@ pub unsafe fn wait_until_all<T: Ivar>(
 ) {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     p2p::wait_until_all(call, ivars, nelems, status, cmp, cmp_value)
 }
 
@@ -42,10 +42,10 @@ pub unsafe fn wait_until_all_vector<T: Ivar>(
 ) {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::wait_until_all_vector(call, ivars, nelems, status, cmp, cmp_values)
 }
 
@@ -64,7 +64,7 @@ pub unsafe fn test_all<T: Ivar>(
 ) -> c_int {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     p2p::test_all(call, ivars, nelems, status, cmp, cmp_value)
 }
 
@@ -83,10 +83,10 @@ pub unsafe fn test_all_vector<T: Ivar>(
 ) -> c_int {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::test_all_vector(call, ivars, nelems, status, cmp, cmp_values)
 }
 
@@ -106,7 +106,7 @@ pub unsafe fn wait_until_any<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     p2p::wait_until_any(call, ivars, nelems, status, cmp, cmp_value)
 }
 
@@ -125,10 +125,10 @@ pub unsafe fn wait_until_any_vector<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::wait_until_any_vector(call, ivars, nelems, status, cmp, cmp_values)
 }
 
@@ -147,7 +147,7 @@ pub unsafe fn test_any<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     p2p::test_any(call, ivars, nelems, status, cmp, cmp_value)
 }
 
@@ -166,10 +166,10 @@ pub unsafe fn test_any_vector<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::test_any_vector(call, ivars, nelems, status, cmp, cmp_values)
 }
 
@@ -190,7 +190,7 @@ pub unsafe fn wait_until_some<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `indices`, if not NULL, has room for `nelems` entries, which
     // only this call uses while it runs.
     let indices = unsafe { dst_or_null(call, indices, nelems) };
@@ -213,13 +213,13 @@ pub unsafe fn wait_until_some_vector<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `indices`, if not NULL, has room for `nelems` entries, which
     // only this call uses while it runs.
     let indices = unsafe { dst_or_null(call, indices, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::wait_until_some_vector(call, ivars, nelems, indices, status, cmp, cmp_values)
 }
 
@@ -239,7 +239,7 @@ pub unsafe fn test_some<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `indices`, if not NULL, has room for `nelems` entries, which
     // only this call uses while it runs.
     let indices = unsafe { dst_or_null(call, indices, nelems) };
@@ -262,12 +262,12 @@ pub unsafe fn test_some_vector<T: Ivar>(
 ) -> usize {
     // SAFETY: the C caller's `status`, if not NULL, holds `nelems` entries that the program
     // does not change during the call.
-    let status = unsafe { slice_of(call, status, nelems) };
+    let status = unsafe { slice_of(call, "nelems", status, nelems) };
     // SAFETY: the C caller's `indices`, if not NULL, has room for `nelems` entries, which
     // only this call uses while it runs.
     let indices = unsafe { dst_or_null(call, indices, nelems) };
     // SAFETY: the C caller's `cmp_values`, if not NULL, holds `nelems` elements that the
     // program does not change during the call.
-    let cmp_values = unsafe { slice_of(call, cmp_values, nelems) };
+    let cmp_values = unsafe { slice_of(call, "nelems", cmp_values, nelems) };
     p2p::test_some_vector(call, ivars, nelems, indices, status, cmp, cmp_values)
 }

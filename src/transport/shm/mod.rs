@@ -29,16 +29,6 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) {
     unsafe { std::ptr::copy(src, dst, len) }
 }
 
-/// Zeroes `len` bytes.
-///
-/// # Safety
-/// `dst..dst+len` must be writable.
-#[inline]
-pub unsafe fn zero(dst: *mut u8, len: usize) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { std::ptr::write_bytes(dst, 0, len) }
-}
-
 /// Copies `count` elements of `T` between strided arrays; strides are in elements and may be
 /// negative or zero.
 ///
