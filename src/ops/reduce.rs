@@ -177,19 +177,14 @@ macro_rules! complex_bits {
 }
 complex_bits!(ComplexD: f64, ComplexF: f32);
 
-// The `long double` and binary128 arithmetic, in C (src/collectives/longdouble.c; hidden, not
-// exported). `op`: 0 sum, 1 prod, 2 max, 3 min.
-unsafe extern "C" {
-    fn rshmem_c_longdouble_combine(op: c_int, acc: *mut LongDouble, x: *const LongDouble, n: usize);
-    fn rshmem_c_float128_combine(op: c_int, acc: *mut Float128, x: *const Float128, n: usize);
-}
-
+// The `long double` and binary128 arithmetic, in C (`ops::ffi::reduce`). `op`: 0 sum, 1 prod,
+// 2 max, 3 min.
 macro_rules! in_c {
     ($helper:ident, $name:ident, $op:expr) => {
         unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
             // SAFETY: the helper reads `n` elements of `x` and updates `n` of `acc`, which the
             // caller guarantees.
-            unsafe { $helper($op, acc, x, n) }
+            unsafe { super::ffi::reduce::$helper($op, acc, x, n) }
         }
     };
 }

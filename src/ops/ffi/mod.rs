@@ -15,6 +15,7 @@ pub mod extension;
 pub mod memory;
 pub mod order;
 pub mod p2p;
+pub mod reduce;
 pub mod rma;
 pub mod setup;
 pub mod signal;
