@@ -32,7 +32,8 @@ pub unsafe fn team_create_ctx(
     options: Program<c_long>,
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
-    // SAFETY: as in `ctx_create`.
+    // SAFETY: the C caller's `ctx`, if not NULL, is its `shmem_ctx_t` variable for the new
+    // context, which it does not use during the call.
     let out = unsafe { var(ctx) };
     ctx::team_create_ctx(call, team, options, out)
 }

@@ -58,7 +58,8 @@ pub unsafe fn shpclmove(
     let ptr = unsafe { addr.read() };
     let (moved, code) = memory::shpclmove(call, ptr, length, abort);
     if let Some(new) = moved {
-        // SAFETY: as above, and writable.
+        // SAFETY: `addr` is Fortran's reference to the program's pointer-sized variable,
+        // which SHPCLMOVE updates: writable.
         unsafe { addr.write(new) };
     }
     // SAFETY: `status` is Fortran's reference to the program's INTEGER, writable.

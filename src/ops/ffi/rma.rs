@@ -141,8 +141,9 @@ pub unsafe fn ibput<T: Plain>(
 ) {
     let s = blocks::<T>(call, "source", "sst", source as usize, sst, bsize, nblocks);
     // SAFETY: `s.range` is the span from the first to the last block of `source` (computed
-    // without overflow, non-NULL when not empty), every byte of which the C caller's blocks
-    // cover or lie between.
+    // without overflow, non-NULL when not empty): the blocks lie in one C array, which the C
+    // caller indexes from `source`, so the span, gaps included, is of that array and readable
+    // during the call.
     let range = unsafe { Src::new(s.range.0, s.range.1) };
     let source = Strided {
         range,
@@ -170,7 +171,11 @@ pub unsafe fn ibget<T: Plain>(
     pe: c_int,
 ) {
     let d = blocks::<T>(call, "dest", "dst", dest as usize, dst, bsize, nblocks);
-    // SAFETY: as in `ibput`, for `dest`'s blocks, which the C caller lets this call write.
+    // SAFETY: `d.range` is the span from the first to the last block of `dest` (computed
+    // without overflow, non-NULL when not empty): the blocks lie in one C array, which the C
+    // caller indexes from `dest`, so the span is of that array; the call writes only the
+    // blocks, which the program does not use meanwhile (a Dst allows other raw accesses to the
+    // gaps).
     let range = unsafe { Dst::new(d.range.0, d.range.1) };
     let dest = Strided {
         range,

@@ -39,7 +39,8 @@ pub unsafe fn init_thread(
 /// # Safety
 /// `provided` is writable.
 pub unsafe fn query_thread(call: &'static str, provided: *mut c_int) {
-    // SAFETY: as in `init_thread`.
+    // SAFETY: the C caller's `provided`, if not NULL, is its `int`, writable during the call
+    // (NULL is reported by the core).
     let provided = unsafe { dst_or_null(call, provided, 1) };
     setup::query_thread(call, provided)
 }
