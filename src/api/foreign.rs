@@ -424,7 +424,7 @@ shell!(
     shmemx_heap_preinit,
     pshmemx_heap_preinit,
     (),
-    setup::init("shmemx_heap_preinit")
+    ffi::setup::init("shmemx_heap_preinit")
 );
 shell!(shmemx_heap_preinit_thread, pshmemx_heap_preinit_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe ffi::setup::init_thread("shmemx_heap_preinit_thread", Program(requested), provided));
 shell!(

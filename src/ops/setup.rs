@@ -44,13 +44,17 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
     world::finalize_bootstrap();
 }
 
+/// Registers a handler to run at process exit with the exit status; false if refused (glibc's
+/// `on_exit`, which `ops::ffi::setup` passes in: the entry points of initialization are there).
+pub type OnExit = fn(extern "C" fn(c_int, *mut c_void)) -> bool;
+
 /// Selects the ABI personality (a program built for another implementation passes its values),
 /// then starts the World.
-fn start(call: &'static str, level: c_int) {
+fn start(call: &'static str, level: c_int, on_exit: OnExit) {
     personality::select(call);
     EXIT_HOOK.call_once(|| {
         crate::runtime::error::install_panic_hook();
-        if !super::ffi::setup::on_exit(at_exit) {
+        if !on_exit(at_exit) {
             fatal!(call, "cannot register the exit handler");
         }
     });
@@ -76,8 +80,8 @@ fn start(call: &'static str, level: c_int) {
 }
 
 /// `shmem_init`, `start_pes`.
-pub fn init(call: &'static str) {
-    start(call, SHMEM_THREAD_SINGLE);
+pub fn init(call: &'static str, on_exit: OnExit) {
+    start(call, SHMEM_THREAD_SINGLE, on_exit);
 }
 
 /// `shmem_init_thread`: every level up to `SHMEM_THREAD_MULTIPLE` is provided. The program's
@@ -86,11 +90,12 @@ pub fn init_thread(
     call: &'static str,
     requested: Program<c_int>,
     provided: Option<Dst<'_>>,
+    on_exit: OnExit,
 ) -> c_int {
     personality::select(call);
     let requested = personality::thread_level_in(requested);
     let level = requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
-    start(call, level);
+    start(call, level, on_exit);
     let level =
         personality::thread_level_out(world::get(call).thread_level.load(Ordering::Relaxed));
     if let Some(provided) = provided {
@@ -139,8 +144,8 @@ pub fn finalize(call: &'static str) {
 }
 
 /// Deprecated `start_pes(npes)`: `npes` is ignored, as the spec says.
-pub fn start_pes(call: &'static str, _npes: c_int) {
-    init(call);
+pub fn start_pes(call: &'static str, _npes: c_int, on_exit: OnExit) {
+    init(call, on_exit);
 }
 
 /// `shmem_global_exit`: ends every PE of the job with `status`.

@@ -14,8 +14,13 @@
 use crate::ops::{ffi, setup};
 use std::ffi::{c_char, c_int, c_void};
 
-shell!(shmem_init_, pshmem_init_, (), setup::init("shmem_init"));
-shell!(start_pes_, pstart_pes_, (npes: *const c_int), unsafe setup::start_pes("start_pes", *npes));
+shell!(
+    shmem_init_,
+    pshmem_init_,
+    (),
+    ffi::setup::init("shmem_init")
+);
+shell!(start_pes_, pstart_pes_, (npes: *const c_int), unsafe ffi::setup::start_pes("start_pes", *npes));
 shell!(
     shmem_finalize_,
     pshmem_finalize_,

@@ -1,6 +1,7 @@
 //! The C side of `ops::setup`: the program's output variables (`provided`, `initialized`, the
 //! version numbers, the name buffer) become ranges of their size (`None`: NULL, which the core
-//! answers as the routine says), and glibc's `on_exit`, which registers the exit handler.
+//! answers as the routine says); and glibc's `on_exit`, which registers the exit handler, passed
+//! to the core by the entry points that initialize (`init`, `start_pes`, `init_thread`).
 
 use super::{dst_of, dst_or_null};
 use crate::ops::setup;
@@ -14,10 +15,21 @@ unsafe extern "C" {
     fn glibc_on_exit(function: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
 }
 
-/// Registers `handler` to run at process exit with the exit status; false if glibc refuses.
-pub(crate) fn on_exit(handler: extern "C" fn(c_int, *mut c_void)) -> bool {
+/// Registers `handler` to run at process exit with the exit status; false if glibc refuses
+/// ([`setup::OnExit`]).
+fn on_exit(handler: extern "C" fn(c_int, *mut c_void)) -> bool {
     // SAFETY: `handler` is a function (static lifetime) that ignores its argument, passed as NULL.
     unsafe { glibc_on_exit(handler, std::ptr::null_mut()) == 0 }
+}
+
+/// `shmem_init`: see [`setup::init`] (with glibc's `on_exit` for the exit handler).
+pub fn init(call: &'static str) {
+    setup::init(call, on_exit)
+}
+
+/// Deprecated `start_pes(npes)`: see [`setup::start_pes`].
+pub fn start_pes(call: &'static str, npes: c_int) {
+    setup::start_pes(call, npes, on_exit)
 }
 
 /// `shmem_init_thread`: see [`setup::init_thread`].
@@ -31,7 +43,7 @@ pub unsafe fn init_thread(
 ) -> c_int {
     // SAFETY: the C caller's `provided`, if not NULL, is its `int`, writable during the call.
     let provided = unsafe { dst_or_null(call, provided, 1) };
-    setup::init_thread(call, requested, provided)
+    setup::init_thread(call, requested, provided, on_exit)
 }
 
 /// `shmem_query_thread`: see [`setup::query_thread`].
