@@ -53,7 +53,7 @@ fn lane(w: &World, ctx: shmem_ctx_t) -> (&Remote, usize) {
 
 /// Whether `local..local+len` overlaps this PE's own copy of `seg`+`off` when `pe` is this PE.
 fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: usize) -> bool {
-    let own = w.segments[seg as usize].base + off;
+    let own = w.segments[seg as usize].base() + off;
     pe == w.me && local < own + len && own < local + len
 }
 
@@ -316,7 +316,7 @@ pub(crate) fn rmw<W: AmoWord>(
     // A peer whose memory is also mapped here (this node's PEs in a multi-node job) is read with
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
     // shared-memory route.
-    let landed = w.segments[seg as usize].peers[pe].is_some();
+    let landed = w.segments[seg as usize].peer(pe).is_some();
     net.rmw(lane, pe, seg as usize, off, op, value, fetch, landed)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
