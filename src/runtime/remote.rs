@@ -7,6 +7,12 @@
 //! A PE on the network route reaches its own memory through the network as well; a transfer
 //! between two overlapping ranges of its own memory goes through a bounce buffer, and a strided
 //! one block at a time, so that it behaves as `memmove` like the shared-memory route.
+//!
+//! No `unsafe` here: the local buffers reach the network as the checked ranges of
+//! `transport::shm::memory` ([`Src`], [`Dst`], [`Local`]), the non-blocking forms as `'static`
+//! ones (the program's buffers).
+
+#![forbid(unsafe_code)]
 
 use super::counters::{self, Kind};
 use super::handle::{self, shmem_ctx_t};
@@ -15,7 +21,7 @@ use crate::fatal;
 use crate::transport::shm::{Dst, Plain, Src};
 use crate::transport::{self, AmoWord, Remote};
 
-pub(crate) use crate::transport::Rmw;
+pub(crate) use crate::transport::{Local, Rmw};
 
 #[cold]
 #[inline(never)]
@@ -69,7 +75,7 @@ pub(crate) fn put(
     off: usize,
     src: Src<'_>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, false)
+    send(w, call, ctx, pe, seg, off, src, None)
 }
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`) without waiting: `src` is the program's, which it
@@ -86,10 +92,10 @@ pub(crate) fn put_nbi(
     off: usize,
     src: Src<'static>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, true)
+    send(w, call, ctx, pe, seg, off, src, Some(src))
 }
 
-/// [`put`] and [`put_nbi`].
+/// [`put`] and [`put_nbi`]: `nbi_src` is `src` when the put need not wait.
 #[allow(clippy::too_many_arguments)]
 fn send(
     w: &World,
@@ -99,28 +105,19 @@ fn send(
     seg: Seg,
     off: usize,
     src: Src<'_>,
-    nbi: bool,
+    nbi_src: Option<Src<'static>>,
 ) {
     let len = src.len();
     counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
+    let seg_no = seg as usize;
     let done = if overlaps_self(w, pe, seg, off, src.addr(), len) {
         let bounce = src.to_vec();
-        // SAFETY: `bounce` lives until the put completed locally (not nbi).
-        unsafe { net.put(lane, pe, seg as usize, off, bounce.as_ptr(), len, false) }
+        net.put(lane, pe, seg_no, off, Src::of(&bounce))
     } else {
-        // SAFETY: `src` is readable; for nbi it is `'static` (unchanged until the next quiet:
-        // the program's part).
-        unsafe {
-            net.put(
-                lane,
-                pe,
-                seg as usize,
-                off,
-                src.addr() as *const u8,
-                len,
-                nbi,
-            )
+        match nbi_src {
+            Some(src) => net.put_nbi(lane, pe, seg_no, off, src),
+            None => net.put(lane, pe, seg_no, off, src),
         }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
@@ -152,7 +149,7 @@ pub(crate) fn get(
     off: usize,
     dst: Dst<'_>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, false)
+    receive(w, call, ctx, pe, seg, off, dst, None)
 }
 
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst` without waiting: the data is there at the next
@@ -168,7 +165,7 @@ pub(crate) fn get_nbi(
     off: usize,
     dst: Dst<'static>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, true)
+    receive(w, call, ctx, pe, seg, off, dst, Some(dst))
 }
 
 /// Reads one value (`shmem_g`).
@@ -186,7 +183,7 @@ pub(crate) fn get_value<T: Plain>(
     value
 }
 
-/// [`get`] and [`get_nbi`].
+/// [`get`] and [`get_nbi`]: `nbi_dst` is `dst` when the get need not wait.
 #[allow(clippy::too_many_arguments)]
 fn receive(
     w: &World,
@@ -196,29 +193,23 @@ fn receive(
     seg: Seg,
     off: usize,
     dst: Dst<'_>,
-    nbi: bool,
+    nbi_dst: Option<Dst<'static>>,
 ) {
     let len = dst.len();
     counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
+    let seg_no = seg as usize;
     let done = if overlaps_self(w, pe, seg, off, dst.addr(), len) {
         let mut bounce = vec![0u8; len];
-        // SAFETY: `bounce` lives until the get completed, just below.
-        unsafe { net.get(lane, pe, seg as usize, off, bounce.as_mut_ptr(), len, false) }
+        net.get(lane, pe, seg_no, off, Dst::of(&mut bounce))
             .map(|()| dst.copy_from(Src::of(&bounce)))
     } else {
-        // SAFETY: `dst` is writable; for nbi it is `'static` (not read until the next quiet:
-        // the program's part).
-        unsafe { net.get(lane, pe, seg as usize, off, dst.addr() as *mut u8, len, nbi) }
+        match nbi_dst {
+            Some(dst) => net.get_nbi(lane, pe, seg_no, off, dst),
+            None => net.get(lane, pe, seg_no, off, dst),
+        }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
-}
-
-/// The local side of a strided transfer: read by a put, written by a get.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Local<'a> {
-    Put(Src<'a>),
-    Get(Dst<'a>),
 }
 
 /// Copies `count` blocks of `block` bytes between strided local and remote ranges (a put: block
@@ -244,22 +235,7 @@ pub(crate) fn strided(
     if count == 0 || block == 0 {
         return;
     }
-    let (base, len) = match local {
-        Local::Put(s) => (s.addr(), s.len()),
-        Local::Get(d) => (d.addr(), d.len()),
-    };
-    let last = (count as isize - 1)
-        .checked_mul(lstride)
-        .and_then(|x| (at as isize).checked_add(x));
-    assert!(
-        at.checked_add(block).is_some_and(|end| end <= len)
-            && last.is_some_and(|l| l >= 0
-                && (l as usize)
-                    .checked_add(block)
-                    .is_some_and(|end| end <= len)),
-        "strided: {count} blocks of {block} bytes from {at} by {lstride} outside a range of {len}"
-    );
-    let to_peer = matches!(local, Local::Put(_));
+    local.check_blocks(at, lstride, block, count);
     if pe == w.me {
         // Blocks of this PE's own memory may overlap each other: one at a time, each as memmove.
         for i in 0..count as isize {
@@ -273,28 +249,28 @@ pub(crate) fn strided(
         return;
     }
     counters::moved(
-        if to_peer { Kind::Put } else { Kind::Get },
+        if local.to_peer() {
+            Kind::Put
+        } else {
+            Kind::Get
+        },
         count as u64,
         (count * block) as u64,
     );
     let (net, lane) = lane(w, ctx);
-    // SAFETY: every block lies inside `local` (checked above), readable for a put and writable
-    // for a get; the transfer completes before this returns.
-    let done = unsafe {
-        net.strided(
-            lane,
-            to_peer,
-            pe,
-            seg as usize,
-            off,
-            rstride,
-            base + at,
-            lstride,
-            block,
-            count,
-        )
-    };
-    done.unwrap_or_else(|e| failed(call, pe, e))
+    net.strided(
+        lane,
+        pe,
+        seg as usize,
+        off,
+        rstride,
+        local,
+        at,
+        lstride,
+        block,
+        count,
+    )
+    .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// A word atomic over the network: the old value when `fetch`, else the operand back.

@@ -28,6 +28,7 @@ pub(crate) mod cores;
 pub mod shm;
 pub(crate) mod ucx;
 
+use shm::{Dst, Src};
 use std::fmt;
 use std::time::Instant;
 
@@ -136,6 +137,57 @@ pub(crate) enum Rmw {
     Xor,
 }
 
+/// The local side of a strided transfer: read by a put, written by a get.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Local<'a> {
+    Put(Src<'a>),
+    Get(Dst<'a>),
+}
+
+impl<'a> Local<'a> {
+    /// Its address and length in bytes.
+    #[inline]
+    pub(crate) fn range(self) -> (usize, usize) {
+        match self {
+            Local::Put(s) => (s.addr(), s.len()),
+            Local::Get(d) => (d.addr(), d.len()),
+        }
+    }
+
+    /// Whether it is a put's (the data goes to the peer).
+    #[inline]
+    pub(crate) fn to_peer(self) -> bool {
+        matches!(self, Local::Put(_))
+    }
+
+    /// Bytes `at..at+len` of it, of the same direction.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn part(self, at: usize, len: usize) -> Local<'a> {
+        match self {
+            Local::Put(s) => Local::Put(s.part(at, len)),
+            Local::Get(d) => Local::Get(d.part(at, len)),
+        }
+    }
+
+    /// Panics unless each of `count` blocks of `block` bytes at `at + i*lstride` lies inside.
+    #[track_caller]
+    pub(crate) fn check_blocks(self, at: usize, lstride: isize, block: usize, count: usize) {
+        if count == 0 || block == 0 {
+            return;
+        }
+        let len = self.range().1;
+        let last = (count as isize - 1)
+            .checked_mul(lstride)
+            .and_then(|x| (at as isize).checked_add(x));
+        let inside = |start: usize| start.checked_add(block).is_some_and(|end| end <= len);
+        assert!(
+            inside(at) && last.is_some_and(|l| l >= 0 && inside(l as usize)),
+            "strided: {count} blocks of {block} bytes from {at} by {lstride} outside a range of {len}"
+        );
+    }
+}
+
 /// What this PE publishes and learns at init to build a network: every PE's card (opaque text
 /// the network writes and reads), exchanged through the launcher by the caller.
 pub(crate) type Exchange<'a> = dyn FnMut(&str) -> std::result::Result<Vec<String>, String> + 'a;
@@ -164,54 +216,51 @@ pub(crate) trait Network: Sized {
         exchange: &mut Exchange,
     ) -> Result<Self>;
 
-    /// Puts `len` bytes from `src` to `pe`'s (`seg`, `off`).
-    ///
-    /// # Safety
-    /// `src..src+len` is readable (and, for `nbi`, unchanged until the next quiet).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn put(
+    /// Puts `src` to `pe`'s (`seg`, `off`); returns when `src` may be reused.
+    fn put(&self, lane: usize, pe: usize, seg: usize, off: usize, src: Src<'_>) -> Result<()>;
+
+    /// Puts `src` to `pe`'s (`seg`, `off`) without waiting: `src` is the program's, unchanged
+    /// until the next quiet of the lane (OpenSHMEM's rule for a non-blocking put), hence
+    /// `'static`: the library never passes a buffer of its own that it could free before.
+    fn put_nbi(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        src: *const u8,
-        len: usize,
-        nbi: bool,
+        src: Src<'static>,
     ) -> Result<()>;
 
-    /// Gets `len` bytes from `pe`'s (`seg`, `off`) into `dst`, ordered after the lane's puts.
-    ///
-    /// # Safety
-    /// `dst..dst+len` is writable (and, for `nbi`, not read until the next quiet).
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn get(
+    /// Gets `pe`'s (`seg`, `off`) into `dst`, ordered after the lane's puts; returns with the
+    /// data.
+    fn get(&self, lane: usize, pe: usize, seg: usize, off: usize, dst: Dst<'_>) -> Result<()>;
+
+    /// Gets `pe`'s (`seg`, `off`) into `dst` without waiting, ordered after the lane's puts: the
+    /// data is there at the next quiet of the lane; `dst` is the program's, not read until then
+    /// (`'static`: as for [`Network::put_nbi`]).
+    fn get_nbi(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        dst: *mut u8,
-        len: usize,
-        nbi: bool,
+        dst: Dst<'static>,
     ) -> Result<()>;
 
-    /// `count` blocks of `block` bytes, remote `off + i*rstride` and local `local + i*lstride`
-    /// (`to_peer`: put, else get), every block started before any is waited for.
-    ///
-    /// # Safety
-    /// Every local block is valid (readable for a put, writable for a get), the blocks of a get
-    /// do not overlap each other.
+    /// `count` blocks of `block` bytes, remote `off + i*rstride` and local `at + i*lstride` of
+    /// `local` (a put reads it, a get writes it), every block started before any is waited for;
+    /// returns when done. A block outside `local` is a panic (a caller's bug:
+    /// [`Local::check_blocks`]); the blocks of a get do not overlap each other.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn strided(
+    fn strided(
         &self,
         lane: usize,
-        to_peer: bool,
         pe: usize,
         seg: usize,
         off: usize,
         rstride: isize,
-        local: usize,
+        local: Local<'_>,
+        at: usize,
         lstride: isize,
         block: usize,
         count: usize,
@@ -423,67 +472,75 @@ impl Remote {
     }
 
     /// See [`Network::put`].
-    ///
-    /// # Safety
-    /// As [`Network::put`].
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn put(
+    pub(crate) fn put(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        src: *const u8,
-        len: usize,
-        nbi: bool,
+        src: Src<'_>,
     ) -> Result<()> {
-        // SAFETY: forwarded contract.
-        each!(self, n => unsafe { Network::put(n, lane, pe, seg, off, src, len, nbi) })
+        each!(self, n => Network::put(n, lane, pe, seg, off, src))
+    }
+
+    /// See [`Network::put_nbi`].
+    #[inline]
+    pub(crate) fn put_nbi(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        src: Src<'static>,
+    ) -> Result<()> {
+        each!(self, n => Network::put_nbi(n, lane, pe, seg, off, src))
     }
 
     /// See [`Network::get`].
-    ///
-    /// # Safety
-    /// As [`Network::get`].
     #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn get(
+    pub(crate) fn get(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        dst: *mut u8,
-        len: usize,
-        nbi: bool,
+        dst: Dst<'_>,
     ) -> Result<()> {
-        // SAFETY: forwarded contract.
-        each!(self, n => unsafe { Network::get(n, lane, pe, seg, off, dst, len, nbi) })
+        each!(self, n => Network::get(n, lane, pe, seg, off, dst))
+    }
+
+    /// See [`Network::get_nbi`].
+    #[inline]
+    pub(crate) fn get_nbi(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: Dst<'static>,
+    ) -> Result<()> {
+        each!(self, n => Network::get_nbi(n, lane, pe, seg, off, dst))
     }
 
     /// See [`Network::strided`].
-    ///
-    /// # Safety
-    /// As [`Network::strided`].
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) unsafe fn strided(
+    pub(crate) fn strided(
         &self,
         lane: usize,
-        to_peer: bool,
         pe: usize,
         seg: usize,
         off: usize,
         rstride: isize,
-        local: usize,
+        local: Local<'_>,
+        at: usize,
         lstride: isize,
         block: usize,
         count: usize,
     ) -> Result<()> {
-        // SAFETY: forwarded contract.
-        each!(self, n => unsafe {
-            Network::strided(n, lane, to_peer, pe, seg, off, rstride, local, lstride, block, count)
+        each!(self, n => {
+            Network::strided(n, lane, pe, seg, off, rstride, local, at, lstride, block, count)
         })
     }
 

@@ -21,7 +21,8 @@
 
 use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
-use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw, shm};
+use crate::transport::shm::{self, Dst, Src};
+use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_MESSAGE_TRUNCATED;
 
@@ -59,71 +60,95 @@ impl transport::Network for Network {
         Ok(Network::connect(local, &cards, elsewhere, lanes)?)
     }
 
-    unsafe fn put(
+    fn put(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        src: *const u8,
-        len: usize,
-        nbi: bool,
+        src: Src<'_>,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
-        if nbi {
-            // SAFETY: forwarded contract.
-            return Ok(unsafe { lane.put_nbi(pe, seg, off, src, len) }?);
-        }
-        // SAFETY: forwarded contract.
-        Ok(unsafe { lane.put_blocking(pe, seg, off, src, len) }?)
+        // SAFETY: `src` is readable while borrowed, and the put reads it only until it returns
+        // (it waits for local completion).
+        Ok(unsafe { lane.put_blocking(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    unsafe fn get(
+    fn put_nbi(
         &self,
         lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
-        dst: *mut u8,
-        len: usize,
-        nbi: bool,
+        src: Src<'static>,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
-        if nbi {
-            // SAFETY: forwarded contract.
-            return Ok(unsafe { lane.get_nbi(pe, seg, off, dst, len) }?);
-        }
-        // SAFETY: forwarded contract.
-        Ok(unsafe { lane.get(pe, seg, off, dst, len) }?.wait()?)
+        // SAFETY: `src` is readable for the life of the process (`'static`), and the program
+        // leaves it unchanged until the next quiet (OpenSHMEM's rule for a non-blocking put).
+        Ok(unsafe { lane.put_nbi(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    unsafe fn strided(
+    fn get(
         &self,
         lane: usize,
-        to_peer: bool,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: Dst<'_>,
+    ) -> transport::Result<()> {
+        let lane = self.lane_for(lane)?;
+        // SAFETY: `dst` is writable while borrowed, and the request is waited for before this
+        // returns.
+        Ok(unsafe { lane.get(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?.wait()?)
+    }
+
+    fn get_nbi(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: Dst<'static>,
+    ) -> transport::Result<()> {
+        let lane = self.lane_for(lane)?;
+        // SAFETY: `dst` is writable for the life of the process (`'static`), and the program
+        // reads it only after the next quiet (OpenSHMEM's rule for a non-blocking get).
+        Ok(unsafe { lane.get_nbi(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?)
+    }
+
+    fn strided(
+        &self,
+        lane: usize,
         pe: usize,
         seg: usize,
         off: usize,
         rstride: isize,
-        local: usize,
+        local: transport::Local<'_>,
+        at: usize,
         lstride: isize,
         block: usize,
         count: usize,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
+        // Every block inside `local` before any is issued (a panic after some were would leave
+        // them writing into a buffer the caller no longer holds).
+        local.check_blocks(at, lstride, block, count);
         // It waits on the lane: the run goes first, not left behind the wait.
         lane.send_run()?;
         let requests: Vec<super::Result<Request>> = (0..count as isize)
             .map(|i| {
                 let r = off.wrapping_add_signed(i * rstride);
-                let l = local.wrapping_add_signed(i * lstride);
-                // SAFETY: forwarded contract; every request is waited for below.
-                unsafe {
-                    if to_peer {
-                        lane.put(pe, seg, r, l as *const u8, block)
-                    } else {
-                        lane.get(pe, seg, r, l as *mut u8, block)
-                    }
+                let l = at.wrapping_add_signed(i * lstride);
+                match local.part(l, block) {
+                    // SAFETY: the block lies inside `local` (`part` checks), readable while it
+                    // is borrowed; every request is waited for below, before this returns.
+                    transport::Local::Put(s) => unsafe {
+                        lane.put(pe, seg, r, s.addr() as *const u8, block)
+                    },
+                    // SAFETY: as above, writable; the blocks of a get do not overlap.
+                    transport::Local::Get(d) => unsafe {
+                        lane.get(pe, seg, r, d.addr() as *mut u8, block)
+                    },
                 }
             })
             .collect();
