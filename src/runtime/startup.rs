@@ -12,13 +12,13 @@
 //! this PE's (heap size, global data size, `SHMEM_TRANSPORT`), is an error naming that PE and the
 //! value, before any segment is mapped.
 
-use super::config::{Config, Transport, parse_transport};
+use super::config::Config;
 use super::heap::Heap;
 use super::world::{self, INIT, RANK, Route, SegmentView, World, bootstrap_lock};
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
-use crate::transport::Remote;
 use crate::transport::shm::{self, Mapping, Segment, control};
+use crate::transport::{Choice, Remote};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -99,7 +99,7 @@ pub(super) struct Record {
     /// The process that created the segments: part of their names.
     pub pid: u32,
     /// `SHMEM_TRANSPORT`.
-    pub transport: Transport,
+    pub transport: Choice,
     /// The random tokens in the names of its heap and data segments (empty: no data segment);
     /// peers cannot derive them, they learn them here.
     pub heap_token: String,
@@ -160,7 +160,7 @@ impl Record {
             pid: pid
                 .parse()
                 .map_err(|_| format!("pid = '{pid}' is not a process id"))?,
-            transport: parse_transport(field(4)?)
+            transport: Choice::parse(field(4)?)
                 .map_err(|why| format!("transport = '{}' {why}", fields[4].unwrap_or("")))?,
             heap_token: field(5)?.to_string(),
             data_token: field(6)?.to_string(),
@@ -257,15 +257,16 @@ pub(super) fn build(call: &'static str) -> World {
     };
     // With every PE on the network route, the network allocates both segments if it can (so that
     // its on-node transports reach them directly), or neither.
-    let mut network = match config.transport {
-        Transport::Ucx => network_heap(heap_len),
-        Transport::Auto => Err(None),
+    let allocation = config.transport.allocation();
+    let mut network = match allocation {
+        Some(_) => network_heap(config.transport, heap_len),
+        None => Err(None),
     };
     let data_range = shm::data_segment::find();
     if let (Ok(_), Some(r)) = (&network, data_range) {
         // SAFETY: the range is the executable's own writable data, page aligned; init runs before
         // the program's other threads may touch symmetric data.
-        if let Err(why) = unsafe { network_data(r.start, r.len) } {
+        if let Err(why) = unsafe { network_data(config.transport, r.start, r.len) } {
             network = Err(Some(why));
         }
     }
@@ -283,18 +284,18 @@ pub(super) fn build(call: &'static str) -> World {
             (Memory::Segment(seg), name)
         }
     };
+    let net_name = config.transport.network_name();
     let heap_memory = match &network {
-        Ok(_) => "allocated by the network at its address (UCX's sysv memory domain: ucp_mem_map \
-                  ALLOCATE|FIXED; the global data too), which UCX's shared-memory transports \
-                  reach directly"
-            .to_string(),
+        Ok(_) => format!(
+            "allocated by the network at its address ({})",
+            allocation.unwrap_or_default()
+        ),
         Err(None) => "this library's shared-memory segment".to_string(),
         Err(Some(why)) => {
-            tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with UCX: {why}");
+            tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with {net_name}: {why}");
             format!(
-                "this library's shared-memory segment, registered with UCX (UCX's sysv memory \
-                 domain did not allocate it at its address: {why}); UCX reaches it on this node \
-                 with active messages"
+                "this library's shared-memory segment, registered with {net_name}, which did not \
+                 allocate it at its address: {why}"
             )
         }
     };
@@ -353,18 +354,24 @@ pub(super) fn build(call: &'static str) -> World {
     // network.
     let routes: Box<[Route]> = records
         .iter()
-        .map(|r| match mine.transport {
-            Transport::Auto if r.host == mine.host => Route::Shm,
-            _ => Route::Net,
+        .map(|r| {
+            if !mine.transport.every_pe() && r.host == mine.host {
+                Route::Shm
+            } else {
+                Route::Net
+            }
         })
         .collect();
     let mut first_on_host = std::collections::HashMap::new();
     let nodes: Box<[usize]> = records
         .iter()
         .enumerate()
-        .map(|(pe, r)| match mine.transport {
-            Transport::Auto => *first_on_host.entry(r.host.as_str()).or_insert(pe),
-            Transport::Ucx => pe,
+        .map(|(pe, r)| {
+            if mine.transport.every_pe() {
+                pe
+            } else {
+                *first_on_host.entry(r.host.as_str()).or_insert(pe)
+            }
         })
         .collect();
     let local_pes = records.iter().filter(|r| r.host == mine.host).count();
@@ -492,20 +499,21 @@ impl Memory {
     }
 }
 
-/// With every PE on the network route (`SHMEM_TRANSPORT=ucx`), the heap's memory allocated by the
-/// network, placed as every heap mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory
-/// transports reach memory they allocated from this node's other processes with loads, stores and
-/// CPU atomics, where a segment this library mapped needs the target's worker to emulate each
-/// access. No PE maps a peer's heap by name on this route, so the heap needs no name. Returns its
-/// base, or why not (`Some`: the network could not; the caller then creates the segment itself).
-fn network_heap(len: usize) -> Result<usize, Option<String>> {
+/// With every PE on the route of a network that allocates segments ([`Choice::allocation`]:
+/// `SHMEM_TRANSPORT=ucx`), the heap's memory allocated by the network, placed as every heap
+/// mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory transports reach memory they
+/// allocated from this node's other processes with loads, stores and CPU atomics, where a segment
+/// this library mapped needs the target's worker to emulate each access. No PE maps a peer's heap
+/// by name on this route, so the heap needs no name. Returns its base, or why not (`Some`: the
+/// network could not; the caller then creates the segment itself).
+fn network_heap(choice: Choice, len: usize) -> Result<usize, Option<String>> {
     let what = "the symmetric heap";
     let base =
         shm::segment::reserve(len, control::HEAP_LAYOUT, what).map_err(|e| Some(e.to_string()))?;
     // SAFETY: base..base+len is the reservation just made, which nothing else uses; the memory is
     // kept for the life of the process and accessed by the library only through raw pointers and
     // atomics.
-    if let Err(e) = unsafe { crate::transport::allocate_segment(base, len) } {
+    if let Err(e) = unsafe { crate::transport::allocate_segment(choice, base, len) } {
         shm::segment::release(base, len);
         return Err(Some(e.to_string()));
     }
@@ -528,13 +536,13 @@ fn network_heap(len: usize) -> Result<usize, Option<String>> {
 /// # Safety
 /// The range is the executable's writable data, page aligned, and no other thread touches it
 /// during the call.
-unsafe fn network_data(base: usize, len: usize) -> Result<(), String> {
+unsafe fn network_data(choice: Choice, base: usize, len: usize) -> Result<(), String> {
     let mut saved = vec![0u8; len];
     // SAFETY: the caller's range is mapped and readable; `saved` has `len` bytes.
     unsafe { shm::segment::copy_raw(base as *const u8, saved.as_mut_ptr(), len) };
     // SAFETY: the caller's range, whose contents are saved; the memory is kept for the life of
     // the process and accessed by the library only through raw pointers and atomics.
-    let allocated = unsafe { crate::transport::allocate_segment(base, len) };
+    let allocated = unsafe { crate::transport::allocate_segment(choice, base, len) };
     if let Err(e) = &allocated {
         // The range may have lost its mapping to the failed allocation: map it afresh (private,
         // as the program's data is).
@@ -551,10 +559,10 @@ unsafe fn network_data(base: usize, len: usize) -> Result<(), String> {
         };
         if p == libc::MAP_FAILED {
             crate::transport::shm::fork::die(
-                b"rshmem: shmem_init: the program's global data was lost to a failed UCX allocation\n",
+                b"rshmem: shmem_init: the program's global data was lost to a failed allocation by the network\n",
             );
         }
-        tracing::debug!(target: "rshmem::route", "UCX did not allocate the global data: {e}");
+        tracing::debug!(target: "rshmem::route", "the network did not allocate the global data: {e}");
     }
     // SAFETY: the range is mapped read-write again (the allocation, or fresh memory).
     unsafe { shm::segment::copy_raw(saved.as_ptr(), base as *mut u8, len) };
@@ -622,9 +630,16 @@ pub(super) fn connect(w: &World, call: &'static str) {
     let elsewhere: Vec<bool> = (0..w.npes).map(|pe| w.nodes[pe] != w.nodes[w.me]).collect();
     // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
     // and accessed by the library only through raw pointers and atomics.
-    let remote =
-        unsafe { Remote::connect(&segments, &elsewhere, super::handle::LANES, &mut trade) }
-            .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
+    let remote = unsafe {
+        Remote::connect(
+            w.config.transport,
+            &segments,
+            &elsewhere,
+            super::handle::LANES,
+            &mut trade,
+        )
+    }
+    .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
     w.enter_network_mappings(&remote);
     w.remote
         .store(Box::into_raw(Box::new(remote)), Ordering::Release);
@@ -640,7 +655,7 @@ mod tests {
             heap_len: 1 << 30,
             data_len: 8192,
             pid: 4242,
-            transport: Transport::Ucx,
+            transport: Choice::Ucx,
             heap_token: "9f3c".into(),
             data_token: String::new(),
         }
@@ -661,7 +676,7 @@ mod tests {
         let text = "pid=7,transport=auto,data=0,heap=4096,host=h,data_token=,heap_token=a1";
         let r = Record::parse(text).unwrap();
         assert_eq!((r.pid, r.heap_len, r.data_len), (7, 4096, 0));
-        assert_eq!((r.host.as_str(), r.transport), ("h", Transport::Auto));
+        assert_eq!((r.host.as_str(), r.transport), ("h", Choice::Auto));
     }
 
     #[test]

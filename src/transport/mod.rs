@@ -82,36 +82,125 @@ pub(crate) enum Arrival {
     Longer,
 }
 
+/// How PEs reach each other, the user's choice (`SHMEM_TRANSPORT`): `auto`, this node's PEs by
+/// shared memory and the others over the default network (UCX); or one network for every PE, this
+/// one included (each PE as if alone on its node: the way to run a network on one machine). One
+/// variant per network besides `Auto`, named by the network ([`Network::CHOICE`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    Auto,
+    Ucx,
+}
+
+/// `$body` with the type `$n` bound to the network of the choice `$choice` (`Auto`: the default
+/// network, for the PEs of other nodes) and `$v` to its variant of [`Remote`]: with [`each!`], the
+/// one `match` that a new network adds an arm to.
+macro_rules! by_choice {
+    ($choice:expr, $n:ident, $v:ident => $body:expr) => {
+        match $choice {
+            Choice::Auto | Choice::Ucx => {
+                type $n = ucx::Network;
+                #[allow(unused_variables)]
+                let $v = Remote::Ucx;
+                $body
+            }
+        }
+    };
+}
+
+impl Choice {
+    /// One choice per network (without `Auto`).
+    pub const NETWORKS: &[Choice] = &[Choice::Ucx];
+
+    /// Its value of `SHMEM_TRANSPORT`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Choice::Auto => "auto",
+            network => by_choice!(network, N, _v => <N as Network>::CHOICE),
+        }
+    }
+
+    /// The choice named `text` (any case, blanks around it ignored), or why not.
+    pub fn parse(text: &str) -> std::result::Result<Choice, String> {
+        let text = text.trim().to_ascii_lowercase();
+        let all = || std::iter::once(Choice::Auto).chain(Choice::NETWORKS.iter().copied());
+        if let Some(choice) = all().find(|c| c.name() == text) {
+            return Ok(choice);
+        }
+        let names: Vec<&str> = all().map(Choice::name).collect();
+        let list = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        Err(format!("is not a transport (use {list})"))
+    }
+
+    /// Whether every PE takes the network route (else this node's PEs share memory).
+    pub fn every_pe(self) -> bool {
+        self != Choice::Auto
+    }
+
+    /// The name of its network for people (`SHMEM_INFO`: "UCX").
+    pub fn network_name(self) -> &'static str {
+        by_choice!(self, N, _v => <N as Network>::NAME)
+    }
+
+    /// When every PE takes the network route and its network allocates the memory of the PE's
+    /// segments itself ([`allocate_segment`]): how, in words (`SHMEM_INFO`, "Heap memory").
+    pub fn allocation(self) -> Option<&'static str> {
+        match self {
+            Choice::Auto => None,
+            network => by_choice!(network, N, _v => <N as Network>::ALLOCATION),
+        }
+    }
+}
+
 /// Where the networks are to find their libraries (`SHMEM_UCX_LIB`, `SHMEM_UCX_SEARCH`), told at
 /// init, before their first use (which loads them: see `ucx::library`).
 pub(crate) fn configure_libraries(ucx_lib: &str, ucx_search: &str) {
-    ucx::library::configure(ucx::library::Settings {
-        lib: ucx_lib.to_string(),
-        search: ucx_search.to_string(),
-    });
+    let libraries = Libraries {
+        ucx_lib,
+        ucx_search,
+    };
+    for &choice in Choice::NETWORKS {
+        by_choice!(choice, N, _v => <N as Network>::configure_libraries(&libraries));
+    }
+}
+
+/// The settings of [`configure_libraries`], for each network to take its own.
+pub(crate) struct Libraries<'a> {
+    /// `SHMEM_UCX_LIB`.
+    pub ucx_lib: &'a str,
+    /// `SHMEM_UCX_SEARCH`.
+    pub ucx_search: &'a str,
 }
 
 /// What each network says about itself for `oshinfo` (`key`, `value` pairs: which library, where,
 /// its version, devices), with the library settings of [`configure_libraries`].
 pub(crate) fn about(ucx_lib: &str, ucx_search: &str) -> Vec<(String, String)> {
     configure_libraries(ucx_lib, ucx_search);
-    ucx::about()
+    let mut pairs = Vec::new();
+    for &choice in Choice::NETWORKS {
+        by_choice!(choice, N, _v => pairs.extend(<N as Network>::about()));
+    }
+    pairs
 }
 
-/// Has the network allocate the memory of a segment at `base..base+len` (address space the caller
-/// reserved), memory its transports on this node reach without the target's help (UCX: see
-/// `ucx::Local::allocate`); the network's `connect` then registers that memory as the segment at
-/// `base`. An error says why not; nothing is allocated then, and the range may have lost its
-/// mapping (to what the network placed there before it failed).
+/// Has the network of `choice` allocate the memory of a segment at `base..base+len` (address
+/// space the caller reserved), memory its transports on this node reach without the target's help
+/// (UCX: see `ucx::Local::allocate`); the network's `connect` then registers that memory as the
+/// segment at `base`. Only for a choice with [`Choice::allocation`]. An error says why not;
+/// nothing is allocated then, and the range may have lost its mapping (to what the network placed
+/// there before it failed).
 ///
 /// # Safety
 /// `base..base+len` is page aligned and this process's to replace (a reservation, or memory
 /// whose contents the caller saved), used by nothing else during the call; the memory is kept
 /// for the life of the process and accessed locally only as shared memory.
-pub(crate) unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
-    ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
+pub(crate) unsafe fn allocate_segment(choice: Choice, base: usize, len: usize) -> Result<()> {
     // SAFETY: forwarded contract.
-    Ok(unsafe { ucx::Local::allocate(base, len) }?)
+    by_choice!(choice, N, _v => unsafe { <N as Network>::allocate_segment(base, len) })
 }
 
 /// The segment number of the symmetric heap, where the control words live.
@@ -200,6 +289,46 @@ pub(crate) type Exchange<'a> = dyn FnMut(&str) -> std::result::Result<Vec<String
 /// quiet of the lane). Everything issued on a lane is complete at its target after
 /// [`Network::quiet`], and ordered before what follows after [`Network::fence`].
 pub(crate) trait Network: Sized {
+    /// Its value of `SHMEM_TRANSPORT` ([`Choice::name`]): every PE over this network.
+    const CHOICE: &'static str;
+
+    /// Its name for people (`SHMEM_INFO`).
+    const NAME: &'static str;
+
+    /// How it allocates the memory of a PE's segments when every PE takes its route
+    /// ([`Network::allocate_segment`]), in words; `None`: it does not, the runtime's own
+    /// shared-memory segments are registered with it as they are.
+    const ALLOCATION: Option<&'static str> = None;
+
+    /// Takes the library settings of the configuration (at init and for `oshinfo`, before the
+    /// first use).
+    fn configure_libraries(libraries: &Libraries) {
+        let _ = libraries;
+    }
+
+    /// What it says about itself for `oshinfo` ([`about`]).
+    fn about() -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// Takes the waiting settings ([`configure_waits`]).
+    fn configure_waits(oversubscribed: bool, progress_delay: std::time::Duration) {
+        let _ = (oversubscribed, progress_delay);
+    }
+
+    /// Allocates the memory of a segment at `base..base+len`, for a network with
+    /// [`Network::ALLOCATION`] (see [`allocate_segment`]).
+    ///
+    /// # Safety
+    /// As [`allocate_segment`].
+    unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
+        let _ = (base, len);
+        Err(Error::new(format!(
+            "{} does not allocate the memory of segments",
+            Self::NAME
+        )))
+    }
+
     /// Connects to every PE: registers this PE's `segments` (`(base, len)`, mapped for the life
     /// of the process), trades cards through `exchange`, opens lane 0; room for `lanes` lanes.
     /// `elsewhere[pe]` says PE `pe` is on another node than this one, as the runtime groups PEs
@@ -434,7 +563,9 @@ pub(crate) trait Network: Sized {
 /// thread, which a busy scheduler runs sooner (see `ucx::progress`); and by when, after the PE
 /// left the library, its progress thread serves them (`SHMEM_PROGRESS_DELAY`).
 pub(crate) fn configure_waits(oversubscribed: bool, progress_delay: std::time::Duration) {
-    ucx::progress::configure(oversubscribed, progress_delay);
+    for &choice in Choice::NETWORKS {
+        by_choice!(choice, N, _v => <N as Network>::configure_waits(oversubscribed, progress_delay));
+    }
 }
 
 /// The network of this job, chosen at init: one variant per network module.
@@ -453,22 +584,21 @@ macro_rules! each {
 }
 
 impl Remote {
-    /// Connects the job's network (see [`Network::connect`]).
+    /// Connects the network of `choice` (see [`Network::connect`]).
     ///
     /// # Safety
     /// As [`Network::connect`].
     pub(crate) unsafe fn connect(
+        choice: Choice,
         segments: &[(usize, usize)],
         elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> Result<Remote> {
-        // The network's first use loads its library; no library is the job's stop, with what was
-        // tried and how to get one.
-        ucx::library::load().map_err(|failure| Error::new(failure.to_string()))?;
-        // SAFETY: forwarded contract.
-        unsafe { <ucx::Network as Network>::connect(segments, elsewhere, lanes, exchange) }
-            .map(Remote::Ucx)
+        by_choice!(choice, N, variant => {
+            // SAFETY: forwarded contract.
+            unsafe { <N as Network>::connect(segments, elsewhere, lanes, exchange) }.map(variant)
+        })
     }
 
     /// See [`Network::put`].

@@ -33,6 +33,13 @@ impl Network {
     }
 }
 
+/// Loads libucp if it is not yet (see `super::library`), or says what was tried.
+fn load_library() -> transport::Result<()> {
+    super::library::load()
+        .map(|_| ())
+        .map_err(|failure| transport::Error::new(failure.to_string()))
+}
+
 /// A failure of `lane` not aimed at one PE (a quiet, a fence), with the PEs whose connection
 /// failed ([`Lane::lost_peers`], asked for at most a second).
 #[cold]
@@ -47,12 +54,43 @@ fn blame(lane: &Lane, e: Error) -> transport::Error {
 }
 
 impl transport::Network for Network {
+    const CHOICE: &'static str = "ucx";
+    const NAME: &'static str = "UCX";
+    const ALLOCATION: Option<&'static str> = Some(
+        "UCX's sysv memory domain: ucp_mem_map ALLOCATE|FIXED; the global data too, which UCX's \
+         shared-memory transports reach directly",
+    );
+
+    fn configure_libraries(libraries: &transport::Libraries) {
+        super::library::configure(super::library::Settings {
+            lib: libraries.ucx_lib.to_string(),
+            search: libraries.ucx_search.to_string(),
+        });
+    }
+
+    fn about() -> Vec<(String, String)> {
+        super::about()
+    }
+
+    fn configure_waits(oversubscribed: bool, progress_delay: std::time::Duration) {
+        super::progress::configure(oversubscribed, progress_delay);
+    }
+
+    unsafe fn allocate_segment(base: usize, len: usize) -> transport::Result<()> {
+        load_library()?;
+        // SAFETY: forwarded contract.
+        Ok(unsafe { Local::allocate(base, len) }?)
+    }
+
     unsafe fn connect(
         segments: &[(usize, usize)],
         elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> transport::Result<Network> {
+        // The network's first use loads its library; no library is the job's stop, with what was
+        // tried and how to get one.
+        load_library()?;
         // SAFETY: forwarded contract.
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
