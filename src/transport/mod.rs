@@ -71,6 +71,25 @@ impl std::error::Error for Error {}
 
 pub(crate) type Result<T> = std::result::Result<T, Error>;
 
+/// What a network's collective messages allow ([`Network::message_limits`]): the collectives
+/// bound by them what waits at a reader that is behind (`collectives::message`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MessageLimits {
+    /// Bytes of a group's broadcast messages, each counted with `cost` more, that a root may send
+    /// ahead of a reader before it waits for the reader's word that it is in the call.
+    pub run_ahead: u64,
+    /// What a message waiting in the network's queue at its reader costs beyond its data.
+    pub cost: u64,
+}
+
+impl MessageLimits {
+    /// The limits of a network that does not say: UCX's ([`Network::message_limits`]).
+    pub(crate) const DEFAULT: MessageLimits = MessageLimits {
+        run_ahead: 8 << 20,
+        cost: 512,
+    };
+}
+
 /// Where a collective's message is, for its posted receive ([`Remote::receive_message`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Arrival {
@@ -93,7 +112,7 @@ pub enum Choice {
 }
 
 /// `$body` with the type `$n` bound to the network of the choice `$choice` (`Auto`: the default
-/// network, for the PEs of other nodes) and `$v` to its variant of [`Remote`]: with [`each!`], the
+/// network, for the PEs of other nodes) and `$v` to its variant of [`Remote`]: with `each!`, the
 /// one `match` that a new network adds an arm to.
 macro_rules! by_choice {
     ($choice:expr, $n:ident, $v:ident => $body:expr) => {
@@ -513,6 +532,12 @@ pub(crate) trait Network: Sized {
         Err(Error::new("this network carries no collective messages"))
     }
 
+    /// The limits its collective messages set ([`MessageLimits`]), for a network that
+    /// carries them.
+    fn message_limits(&self) -> MessageLimits {
+        MessageLimits::DEFAULT
+    }
+
     /// Moves what the default lane has queued, without waiting.
     fn poll(&self);
 
@@ -775,6 +800,12 @@ impl Remote {
     #[inline]
     pub(crate) fn messages(&self) -> bool {
         each!(self, n => Network::messages(n))
+    }
+
+    /// See [`Network::message_limits`].
+    #[inline]
+    pub(crate) fn message_limits(&self) -> MessageLimits {
+        each!(self, n => Network::message_limits(n))
     }
 
     /// See [`Network::send_message`].

@@ -339,6 +339,19 @@ impl transport::Network for Network {
         true
     }
 
+    /// 8 MiB of messages ahead of a reader: two of the largest (`collectives::message::LARGEST`,
+    /// 4 MiB), or 2048 calls of up to 3.5 KiB, that UCX's eager protocol sends at once and keeps
+    /// in its queue at the reader (one above its rendezvous threshold, over TCP about 256 KiB,
+    /// leaves only its header there); each costs 512 bytes more in that queue: 360 bytes for a
+    /// message of 8 (4095 of them held by a reader waiting elsewhere in the library raised its
+    /// peak RSS by 1.5 MB).
+    fn message_limits(&self) -> transport::MessageLimits {
+        transport::MessageLimits {
+            run_ahead: 8 << 20,
+            cost: 512,
+        }
+    }
+
     fn send_message<R>(
         &self,
         pe: usize,
