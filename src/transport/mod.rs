@@ -25,6 +25,7 @@
 //! (the runtime's and a network lane's), with each PE's home core where the node has one per PE.
 
 pub(crate) mod cores;
+pub(crate) mod loopback;
 pub mod shm;
 pub(crate) mod ucx;
 
@@ -109,6 +110,7 @@ pub(crate) enum Arrival {
 pub enum Choice {
     Auto,
     Ucx,
+    Loopback,
 }
 
 /// `$body` with the type `$n` bound to the network of the choice `$choice` (`Auto`: the default
@@ -123,13 +125,19 @@ macro_rules! by_choice {
                 let $v = Remote::Ucx;
                 $body
             }
+            Choice::Loopback => {
+                type $n = loopback::Network;
+                #[allow(unused_variables)]
+                let $v = Remote::Loopback;
+                $body
+            }
         }
     };
 }
 
 impl Choice {
     /// One choice per network (without `Auto`).
-    pub const NETWORKS: &[Choice] = &[Choice::Ucx];
+    pub const NETWORKS: &[Choice] = &[Choice::Ucx, Choice::Loopback];
 
     /// Its value of `SHMEM_TRANSPORT`.
     pub fn name(self) -> &'static str {
@@ -226,7 +234,7 @@ pub(crate) unsafe fn allocate_segment(choice: Choice, base: usize, len: usize) -
 pub(crate) const HEAP: usize = 0;
 
 /// A word a network updates atomically at the target: `u32` or `u64`.
-pub trait AmoWord: Copy + sealed::Sealed {}
+pub trait AmoWord: shm::Word + 'static + sealed::Sealed {}
 impl AmoWord for u32 {}
 impl AmoWord for u64 {}
 
@@ -596,6 +604,7 @@ pub(crate) fn configure_waits(oversubscribed: bool, progress_delay: std::time::D
 /// The network of this job, chosen at init: one variant per network module.
 pub(crate) enum Remote {
     Ucx(ucx::Network),
+    Loopback(loopback::Network),
 }
 
 /// `$body` with `$n` bound to the network inside `$remote`: the one `match` that a new network
@@ -604,6 +613,7 @@ macro_rules! each {
     ($remote:expr, $n:ident => $body:expr) => {
         match $remote {
             Remote::Ucx($n) => $body,
+            Remote::Loopback($n) => $body,
         }
     };
 }

@@ -1,0 +1,340 @@
+//! The loopback network: a second network behind the seam, for the PEs of one node, that proves
+//! the seam (`SHMEM_TRANSPORT=loopback` puts every PE on its route, so every put, get, atomic,
+//! fence, quiet and control word of the job goes through [`crate::transport::Network`]) and lets
+//! the C suite run a network route with no library to load (`RSHMEM_TEST_TRANSPORT=loopback`).
+//!
+//! Memory: the network allocates each of a PE's segments itself ([`Network::allocate_segment`]):
+//! a `memfd` mapped over the segment's range, whose descriptor stays open for the life of the
+//! process. A PE's card says where a peer finds each of its segments: its process id and that
+//! descriptor (`/proc/<pid>/fd/<fd>`, which a process of the same user may open), and the
+//! length. [`Network::connect`] maps every PE's segments here (this PE's own too, a second
+//! mapping of the same pages) and [`Network::close`] unmaps them; nothing is ever named in
+//! /dev/shm, so nothing is left there.
+//!
+//! Operations are what the shared-memory route does, on those mappings: puts and gets are
+//! copies, complete when they return; atomics and control words are the CPU's atomics on the
+//! mapped word (one atomic path: every PE, this one included, reaches every word through here);
+//! fence and quiet are memory fences. Lanes need no state. It carries no collective messages and
+//! gives the runtime no mapping ([`crate::transport::Network::mapping`]), so that nothing
+//! short-cuts the seam.
+//!
+//! Invariants: `peers[pe][seg]` is PE `pe`'s segment `seg`, mapped from its offset 0 for its
+//! whole length, from connect to close; every access is a checked range of such a mapping
+//! ([`shm::Mapping::at`]), an offset outside it an error naming the PE, the segment and the
+//! range.
+
+use super::shm::{self, Dst, Mapping, Segment, Src};
+use super::{AmoWord, Error, Exchange, HEAP, Local, Result, Rmw};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::Mutex;
+use std::sync::atomic::{Ordering, fence};
+use std::time::Instant;
+
+/// The segments this network allocated, with their descriptors: kept for the life of the
+/// process (symmetric addresses outlive `shmem_finalize`; a later `shmem_init` connects them
+/// again).
+static ALLOCATED: Mutex<Vec<(Segment, OwnedFd)>> = Mutex::new(Vec::new());
+
+/// Every PE's segments, mapped here.
+pub(crate) struct Network {
+    /// Per PE, per segment: its mapping (`None`: an empty segment).
+    peers: Vec<Vec<Option<Mapping>>>,
+    /// The mappings themselves, unmapped when dropped (at close).
+    maps: Vec<Segment>,
+}
+
+impl Network {
+    /// `pe`'s bytes `off..off+len` of segment `seg`.
+    #[inline]
+    fn at(&self, pe: usize, seg: usize, off: usize, len: usize) -> Result<Dst<'static>> {
+        self.peers
+            .get(pe)
+            .and_then(|segs| segs.get(seg))
+            .copied()
+            .flatten()
+            .and_then(|m| m.at(off, len))
+            .ok_or_else(|| outside(pe, seg, off, len))
+    }
+
+    /// The word of type `W` at `pe`'s (`seg`, `off`).
+    #[inline]
+    fn word<W: AmoWord>(&self, pe: usize, seg: usize, off: usize) -> Result<shm::Atom<'static, W>> {
+        let dst = self.at(pe, seg, off, size_of::<W>())?;
+        if !dst.addr().is_multiple_of(align_of::<W>()) {
+            return Err(Error::new(format!(
+                "loopback: an atomic at offset {off} of segment {seg} of PE {pe} is not aligned \
+                 to {} bytes",
+                align_of::<W>()
+            )));
+        }
+        Ok(dst.word::<W>(0))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn outside(pe: usize, seg: usize, off: usize, len: usize) -> Error {
+    Error::new(format!(
+        "loopback: bytes {off}..{off}+{len} of segment {seg} of PE {pe} are outside it (or the \
+         network is closed)"
+    ))
+}
+
+/// This PE's card: `pid` then `fd.len` per segment (`-` for an empty one), `/`-separated.
+fn card(segments: &[(usize, usize)]) -> Result<String> {
+    let allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut card = std::process::id().to_string();
+    for &(base, len) in segments {
+        if len == 0 {
+            card.push_str("/-");
+            continue;
+        }
+        let (_, fd) = allocated
+            .iter()
+            .find(|(seg, _)| seg.base() == base && seg.len() == len)
+            .ok_or_else(|| {
+                Error::new(format!(
+                    "loopback: the segment at {base:#x} ({len} bytes) is not memory this network \
+                     allocated (did the library create its own segments?)"
+                ))
+            })?;
+        card.push_str(&format!("/{}.{len}", fd.as_raw_fd()));
+    }
+    Ok(card)
+}
+
+/// Maps PE `pe`'s segments as its card `text` describes them: the mappings, and each segment's.
+fn map_card(
+    pe: usize,
+    text: &str,
+    segments: usize,
+) -> Result<(Vec<Segment>, Vec<Option<Mapping>>)> {
+    let bad = || Error::new(format!("loopback: PE {pe}'s card '{text}' does not parse"));
+    let mut fields = text.split('/');
+    let pid: u32 = fields.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    let (mut maps, mut mappings) = (Vec::new(), Vec::new());
+    for field in fields {
+        if field == "-" {
+            mappings.push(None);
+            continue;
+        }
+        let (fd, len) = field.split_once('.').ok_or_else(bad)?;
+        let fd: i32 = fd.parse().map_err(|_| bad())?;
+        let len: usize = len.parse().map_err(|_| bad())?;
+        let path = format!("/proc/{pid}/fd/{fd}");
+        let seg = Segment::open_path(&path, len).map_err(|e| {
+            Error::new(format!(
+                "loopback: cannot map segment {} of PE {pe}: {e}",
+                mappings.len()
+            ))
+        })?;
+        mappings.push(Some(seg.mapping()));
+        maps.push(seg);
+    }
+    if mappings.len() != segments {
+        return Err(bad());
+    }
+    Ok((maps, mappings))
+}
+
+impl super::Network for Network {
+    const CHOICE: &'static str = "loopback";
+    const NAME: &'static str = "loopback";
+    const ALLOCATION: Option<&'static str> = Some(
+        "the loopback network's memfd, which this node's other PEs map through /proc/<pid>/fd",
+    );
+
+    unsafe fn allocate_segment(base: usize, len: usize) -> Result<()> {
+        // SAFETY: the caller's contract (the range is ours to replace, page aligned); the
+        // memory is kept for the life of the process (`ALLOCATED`).
+        let made = unsafe { Segment::create_anonymous_over(base, len) };
+        let made = made.map_err(|e| Error::new(format!("loopback: {e}")))?;
+        ALLOCATED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(made);
+        Ok(())
+    }
+
+    unsafe fn connect(
+        segments: &[(usize, usize)],
+        _elsewhere: &[bool],
+        _lanes: usize,
+        exchange: &mut Exchange,
+    ) -> Result<Network> {
+        let mine = card(segments)?;
+        let cards = exchange(&mine).map_err(Error::new)?;
+        let mut network = Network {
+            peers: Vec::with_capacity(cards.len()),
+            maps: Vec::new(),
+        };
+        for (pe, text) in cards.iter().enumerate() {
+            let (maps, mappings) = map_card(pe, text, segments.len())?;
+            network.maps.extend(maps);
+            network.peers.push(mappings);
+        }
+        Ok(network)
+    }
+
+    #[inline]
+    fn put(&self, _lane: usize, pe: usize, seg: usize, off: usize, src: Src<'_>) -> Result<()> {
+        self.at(pe, seg, off, src.len())?.copy_from(src);
+        Ok(())
+    }
+
+    #[inline]
+    fn put_nbi(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        src: Src<'static>,
+    ) -> Result<()> {
+        self.put(lane, pe, seg, off, src)
+    }
+
+    #[inline]
+    fn get(&self, _lane: usize, pe: usize, seg: usize, off: usize, dst: Dst<'_>) -> Result<()> {
+        dst.copy_from(self.at(pe, seg, off, dst.len())?.src());
+        Ok(())
+    }
+
+    #[inline]
+    fn get_nbi(
+        &self,
+        lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        dst: Dst<'static>,
+    ) -> Result<()> {
+        self.get(lane, pe, seg, off, dst)
+    }
+
+    fn strided(
+        &self,
+        _lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        rstride: isize,
+        local: Local<'_>,
+        at: usize,
+        lstride: isize,
+        block: usize,
+        count: usize,
+    ) -> Result<()> {
+        local.check_blocks(at, lstride, block, count);
+        for i in 0..count as isize {
+            let r = off.wrapping_add_signed(i * rstride);
+            let l = at.wrapping_add_signed(i * lstride);
+            let remote = self.at(pe, seg, r, block)?;
+            match local.part(l, block) {
+                Local::Put(s) => remote.copy_from(s),
+                Local::Get(d) => d.copy_from(remote.src()),
+            }
+        }
+        Ok(())
+    }
+
+    fn rmw<W: AmoWord>(
+        &self,
+        _lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        op: Rmw,
+        value: W,
+        fetch: bool,
+        _landed: bool,
+    ) -> Result<W> {
+        let word = self.word::<W>(pe, seg, off)?;
+        let old = match op {
+            Rmw::Add => word.fetch_add(value),
+            Rmw::And => word.fetch_and(value),
+            Rmw::Or => word.fetch_or(value),
+            Rmw::Xor => word.fetch_xor(value),
+        };
+        Ok(if fetch { old } else { value })
+    }
+
+    fn swap<W: AmoWord>(
+        &self,
+        _lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        value: W,
+    ) -> Result<W> {
+        Ok(self.word::<W>(pe, seg, off)?.swap(value))
+    }
+
+    fn compare_swap<W: AmoWord>(
+        &self,
+        _lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+        cond: W,
+        value: W,
+    ) -> Result<W> {
+        Ok(self.word::<W>(pe, seg, off)?.compare_swap(cond, value))
+    }
+
+    fn fetch<W: AmoWord + Default>(
+        &self,
+        _lane: usize,
+        pe: usize,
+        seg: usize,
+        off: usize,
+    ) -> Result<W> {
+        Ok(self.word::<W>(pe, seg, off)?.load())
+    }
+
+    fn fence(&self, _lane: usize) -> Result<()> {
+        fence(Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn quiet(&self, _lane: usize) -> Result<()> {
+        fence(Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn pe_quiet(&self, _lane: usize, _pes: &[usize]) -> Result<()> {
+        fence(Ordering::SeqCst);
+        Ok(())
+    }
+
+    fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        self.word::<u64>(pe, HEAP, off)?.store(value);
+        Ok(())
+    }
+
+    fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()> {
+        self.word::<u64>(pe, HEAP, off)?.fetch_add(value);
+        Ok(())
+    }
+
+    fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()> {
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = self.word::<u64>(pe, HEAP, off + 8 * i)?.load();
+        }
+        Ok(())
+    }
+
+    fn poll(&self) {}
+
+    fn close(&mut self, _deadline: Instant) -> Result<()> {
+        // The runtime's last operation is behind it (finalize quieted and synchronized).
+        fence(Ordering::SeqCst);
+        self.peers.clear();
+        self.maps.clear();
+        Ok(())
+    }
+
+    fn stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
