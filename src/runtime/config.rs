@@ -99,7 +99,7 @@ config_table! {
     version: bool = false, "VERSION", parse_flag,
         "print the library version at start-up (PE 0)";
     transport: Choice = Choice::Auto, "TRANSPORT", Choice::parse,
-        "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
+        "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too; loopback: every PE of one node over the test network (each operation through the network interface)";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
