@@ -884,3 +884,28 @@ impl Remote {
         each!(self, n => Network::stop(n))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Choice;
+
+    #[test]
+    fn every_choice_parses_from_its_name_and_a_bad_one_lists_them() {
+        for &c in std::iter::once(&Choice::Auto).chain(Choice::NETWORKS) {
+            assert_eq!(Choice::parse(c.name()), Ok(c));
+            assert_eq!(
+                Choice::parse(&format!(" {} ", c.name().to_uppercase())),
+                Ok(c)
+            );
+            assert_eq!(c.every_pe(), c != Choice::Auto);
+        }
+        assert_eq!(
+            Choice::parse("tcp"),
+            Err("is not a transport (use auto, ucx or loopback)".to_string())
+        );
+        assert_eq!(Choice::Auto.network_name(), "UCX");
+        assert_eq!(Choice::Loopback.name(), "loopback");
+        assert_eq!(Choice::Auto.allocation(), None);
+        assert!(Choice::Ucx.allocation().is_some() && Choice::Loopback.allocation().is_some());
+    }
+}

@@ -338,3 +338,86 @@ impl super::Network for Network {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Network as _;
+    use crate::transport::shm::segment::{Layout, reserve};
+
+    /// A network of two PEs that are both this process: PE 1's heap is PE 0's, mapped twice.
+    #[test]
+    fn operations_reach_the_peer_through_its_mapping() {
+        let len = 1 << 16;
+        let layout = Layout {
+            aligned_at: 0,
+            align: 4096,
+            guard: None,
+        };
+        let base = reserve(len, layout, "a loopback test heap").unwrap();
+        // SAFETY: the reservation just made, which nothing else uses; kept for the process.
+        unsafe { Network::allocate_segment(base, len) }.unwrap();
+        let segments = [(base, len), (0, 0)];
+        let mut exchange = |card: &str| Ok(vec![card.to_string(), card.to_string()]);
+        // SAFETY: the segment is mapped for the life of the process, reached only by the
+        // network's raw accesses in this test.
+        let mut net =
+            unsafe { Network::connect(&segments, &[false, false], 1, &mut exchange) }.unwrap();
+
+        let data: Vec<u8> = (0..64).collect();
+        net.put(0, 1, HEAP, 128, Src::of(&data)).unwrap();
+        let mut back = [0u8; 64];
+        net.get(0, 0, HEAP, 128, Dst::of(&mut back)).unwrap();
+        assert_eq!(back[..], data[..]);
+
+        // Every other byte of 8 blocks of 2, strided both ways.
+        let mut strided = [0u8; 16];
+        let local = Local::Get(Dst::of(&mut strided));
+        net.strided(0, 1, HEAP, 128, 4, local, 0, 2, 2, 8).unwrap();
+        assert_eq!(
+            strided,
+            [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29]
+        );
+
+        assert_eq!(
+            net.rmw::<u64>(0, 1, HEAP, 256, Rmw::Add, 5, true, false),
+            Ok(0)
+        );
+        assert_eq!(
+            net.rmw::<u64>(0, 0, HEAP, 256, Rmw::Or, 2, false, false),
+            Ok(2)
+        );
+        assert_eq!(net.compare_swap::<u64>(0, 1, HEAP, 256, 7, 9), Ok(7));
+        assert_eq!(net.swap::<u32>(0, 0, HEAP, 256, 1), Ok(9));
+        assert_eq!(net.fetch::<u32>(0, 1, HEAP, 256), Ok(1));
+        net.control_store(1, 512, 11).unwrap();
+        net.control_add(0, 520, 3).unwrap();
+        let mut words = [0u64; 2];
+        net.control_load(1, 512, &mut words).unwrap();
+        assert_eq!(words, [11, 3]);
+
+        // Outside the segment, into the empty one, misaligned, to no such PE: errors.
+        assert!(net.put(0, 1, HEAP, len - 8, Src::of(&data)).is_err());
+        assert!(net.put(0, 1, 1, 0, Src::of(&data[..1])).is_err());
+        assert!(net.fetch::<u64>(0, 1, HEAP, 4).is_err());
+        assert!(net.fetch::<u64>(0, 2, HEAP, 0).is_err());
+
+        net.close(Instant::now()).unwrap();
+        assert!(net.fetch::<u64>(0, 1, HEAP, 0).is_err());
+        net.stop().unwrap();
+    }
+
+    #[test]
+    fn a_segment_it_did_not_allocate_is_refused() {
+        let mut exchange = |card: &str| Ok(vec![card.to_string()]);
+        let own = [0u8; 64];
+        let segments = [(own.as_ptr() as usize, own.len())];
+        // SAFETY: refused before anything is mapped or accessed.
+        let refused = unsafe { Network::connect(&segments, &[false], 1, &mut exchange) };
+        let e = refused.err().expect("refused");
+        assert!(
+            e.to_string().contains("not memory this network allocated"),
+            "{e}"
+        );
+    }
+}
