@@ -19,7 +19,7 @@ use super::handle::{self, shmem_ctx_t};
 use super::world::{Seg, World};
 use crate::fatal;
 use crate::transport::shm::{Dst, Plain, Src};
-use crate::transport::{self, AmoWord, Remote};
+use crate::transport::{self, AmoWord, Place, Remote, Strided};
 
 pub(crate) use crate::transport::{Local, Rmw};
 
@@ -65,7 +65,6 @@ fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: 
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`); returns when `src` may be reused.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn put(
     w: &World,
     call: &'static str,
@@ -82,7 +81,6 @@ pub(crate) fn put(
 /// keeps unchanged until the next quiet of `ctx` (`'static`: the library never passes a buffer
 /// of its own that it could free before).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn put_nbi(
     w: &World,
     call: &'static str,
@@ -110,14 +108,14 @@ fn send(
     let len = src.len();
     counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let seg_no = seg as usize;
+    let to = Place::new(pe, seg as usize, off);
     let done = if overlaps_self(w, pe, seg, off, src.addr(), len) {
         let bounce = src.to_vec();
-        net.put(lane, pe, seg_no, off, Src::of(&bounce))
+        net.put(lane, to, Src::of(&bounce))
     } else {
         match nbi_src {
-            Some(src) => net.put_nbi(lane, pe, seg_no, off, src),
-            None => net.put(lane, pe, seg_no, off, src),
+            Some(src) => net.put_nbi(lane, to, src),
+            None => net.put(lane, to, src),
         }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
@@ -139,7 +137,6 @@ pub(crate) fn put_value<T: Plain>(
 
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst`; returns with the data.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn get(
     w: &World,
     call: &'static str,
@@ -155,7 +152,6 @@ pub(crate) fn get(
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst` without waiting: the data is there at the next
 /// quiet of `ctx`; `dst` is the program's (`'static`: as for [`put_nbi`]).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn get_nbi(
     w: &World,
     call: &'static str,
@@ -198,15 +194,15 @@ fn receive(
     let len = dst.len();
     counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let seg_no = seg as usize;
+    let from = Place::new(pe, seg as usize, off);
     let done = if overlaps_self(w, pe, seg, off, dst.addr(), len) {
         let mut bounce = vec![0u8; len];
-        net.get(lane, pe, seg_no, off, Dst::of(&mut bounce))
+        net.get(lane, from, Dst::of(&mut bounce))
             .map(|()| dst.copy_from(Src::of(&bounce)))
     } else {
         match nbi_dst {
-            Some(dst) => net.get_nbi(lane, pe, seg_no, off, dst),
-            None => net.get(lane, pe, seg_no, off, dst),
+            Some(dst) => net.get_nbi(lane, from, dst),
+            None => net.get(lane, from, dst),
         }
     };
     done.unwrap_or_else(|e| failed(call, pe, e))
@@ -235,7 +231,14 @@ pub(crate) fn strided(
     if count == 0 || block == 0 {
         return;
     }
-    local.check_blocks(at, lstride, block, count);
+    let shape = Strided {
+        rstride,
+        at,
+        lstride,
+        block,
+        count,
+    };
+    local.check_blocks(shape);
     if pe == w.me {
         // Blocks of this PE's own memory may overlap each other: one at a time, each as memmove.
         for i in 0..count as isize {
@@ -258,19 +261,8 @@ pub(crate) fn strided(
         (count * block) as u64,
     );
     let (net, lane) = lane(w, ctx);
-    net.strided(
-        lane,
-        pe,
-        seg as usize,
-        off,
-        rstride,
-        local,
-        at,
-        lstride,
-        block,
-        count,
-    )
-    .unwrap_or_else(|e| failed(call, pe, e))
+    net.strided(lane, Place::new(pe, seg as usize, off), local, shape)
+        .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// A word atomic over the network: the old value when `fetch`, else the operand back.
@@ -293,8 +285,15 @@ pub(crate) fn rmw<W: AmoWord>(
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
     // shared-memory route.
     let landed = w.segments[seg as usize].peers[pe].is_some();
-    net.rmw(lane, pe, seg as usize, off, op, value, fetch, landed)
-        .unwrap_or_else(|e| failed(call, pe, e))
+    net.rmw(
+        lane,
+        Place::new(pe, seg as usize, off),
+        op,
+        value,
+        fetch,
+        landed,
+    )
+    .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// Atomic swap over the network; returns the old value.
@@ -310,7 +309,7 @@ pub(crate) fn swap<W: AmoWord>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.swap(lane, pe, seg as usize, off, value)
+    net.swap(lane, Place::new(pe, seg as usize, off), value)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 
@@ -329,7 +328,7 @@ pub(crate) fn compare_swap<W: AmoWord>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.compare_swap(lane, pe, seg as usize, off, cond, value)
+    net.compare_swap(lane, Place::new(pe, seg as usize, off), cond, value)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 
@@ -345,7 +344,7 @@ pub(crate) fn load<W: AmoWord + Default>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.fetch(lane, pe, seg as usize, off)
+    net.fetch(lane, Place::new(pe, seg as usize, off))
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 

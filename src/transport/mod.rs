@@ -2,12 +2,17 @@
 //! segments, so an operation is a load, a store, a `memcpy` or a CPU atomic on the mapped address.
 //! Everything else goes through one seam, the [`Network`] interface (after Sandia OpenSHMEM's
 //! `transport_*.h`): put, get, strided transfers, atomics, fence, quiet and the library's own
-//! control words, each on a PE, a segment and an offset. Each network is one module behind it
-//! (`ucx` now) and one variant of [`Remote`], the value the World holds once `shmem_init` chose it.
+//! control words, each on a [`Place`] (a PE, a segment and an offset), with the local side as the
+//! checked ranges of `shm::memory` (never a raw pointer). Each network is one module behind it
+//! (`ucx`; `loopback`, a test network of one node) and one variant of [`Choice`] (the user's
+//! `SHMEM_TRANSPORT`, parsed and named here) and of [`Remote`], the value the World holds once
+//! `shmem_init` chose it. The network also answers what the runtime asks of it before it exists
+//! (its library settings, what `oshinfo` says, whether it allocates the segments) and the limits
+//! the collectives' messages keep to ([`MessageLimits`]).
 //!
 //! Invariants: nothing above this module names a network module; the runtime and the operations
-//! hold a [`Remote`] and call its methods, which dispatch statically (a `match` of one arm per
-//! network, no `dyn`, no allocation). The shared-memory fast path never reaches this module: an
+//! hold a [`Choice`] or a [`Remote`] and call their methods, which dispatch statically (a `match`
+//! of one arm per network, `each!` and `by_choice!`, no `dyn`, no allocation). The shared-memory fast path never reaches this module: an
 //! operation tests the peer's mapped base first and calls here only when it is 0 (or when the job
 //! does every atomic over the network, see `runtime::world`). Puts and gets also test the base a
 //! network gave for a peer whose memory it maps here itself ([`Network::mapping`]): a copy there is
@@ -253,6 +258,44 @@ pub(crate) enum Rmw {
     Xor,
 }
 
+/// Where an operation lands at a peer: a world PE, one of its segments (numbered as the runtime
+/// numbers them) and an offset from that segment's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub pe: usize,
+    pub seg: usize,
+    pub off: usize,
+}
+
+impl Place {
+    #[inline(always)]
+    pub(crate) fn new(pe: usize, seg: usize, off: usize) -> Place {
+        Place { pe, seg, off }
+    }
+
+    /// The same place moved by `bytes` (a strided transfer's block; wrapping, as the network
+    /// checks each block against the segment).
+    #[inline(always)]
+    pub(crate) fn moved(self, bytes: isize) -> Place {
+        Place {
+            off: self.off.wrapping_add_signed(bytes),
+            ..self
+        }
+    }
+}
+
+/// The shape of a strided transfer ([`Network::strided`]): `count` blocks of `block` bytes, the
+/// remote ones `rstride` bytes apart, the local ones from byte `at` of the local range, `lstride`
+/// bytes apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Strided {
+    pub rstride: isize,
+    pub at: usize,
+    pub lstride: isize,
+    pub block: usize,
+    pub count: usize,
+}
+
 /// The local side of a strided transfer: read by a put, written by a get.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Local<'a> {
@@ -286,9 +329,16 @@ impl<'a> Local<'a> {
         }
     }
 
-    /// Panics unless each of `count` blocks of `block` bytes at `at + i*lstride` lies inside.
+    /// Panics unless each of the local blocks of `shape` lies inside.
     #[track_caller]
-    pub(crate) fn check_blocks(self, at: usize, lstride: isize, block: usize, count: usize) {
+    pub(crate) fn check_blocks(self, shape: Strided) {
+        let Strided {
+            at,
+            lstride,
+            block,
+            count,
+            ..
+        } = shape;
         if count == 0 || block == 0 {
             return;
         }
@@ -308,8 +358,8 @@ impl<'a> Local<'a> {
 /// the network writes and reads), exchanged through the launcher by the caller.
 pub(crate) type Exchange<'a> = dyn FnMut(&str) -> std::result::Result<Vec<String>, String> + 'a;
 
-/// The seam: what every network does. `lane` is the context's lane, `pe` a world PE, `seg` and
-/// `off` the segment and offset of the peer's copy.
+/// The seam: what every network does. `lane` is the context's lane, a [`Place`] the world PE,
+/// segment and offset of the peer's copy.
 ///
 /// Completion: a blocking put returns when its source may be reused, a get or fetching atomic
 /// with the value; `nbi` forms return at once (the buffers stay the caller's until the next
@@ -372,65 +422,35 @@ pub(crate) trait Network: Sized {
         exchange: &mut Exchange,
     ) -> Result<Self>;
 
-    /// Puts `src` to `pe`'s (`seg`, `off`); returns when `src` may be reused.
-    fn put(&self, lane: usize, pe: usize, seg: usize, off: usize, src: Src<'_>) -> Result<()>;
+    /// Puts `src` to `to`; returns when `src` may be reused.
+    fn put(&self, lane: usize, to: Place, src: Src<'_>) -> Result<()>;
 
-    /// Puts `src` to `pe`'s (`seg`, `off`) without waiting: `src` is the program's, unchanged
-    /// until the next quiet of the lane (OpenSHMEM's rule for a non-blocking put), hence
-    /// `'static`: the library never passes a buffer of its own that it could free before.
-    fn put_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'static>,
-    ) -> Result<()>;
+    /// Puts `src` to `to` without waiting: `src` is the program's, unchanged until the next quiet
+    /// of the lane (OpenSHMEM's rule for a non-blocking put), hence `'static`: the library never
+    /// passes a buffer of its own that it could free before.
+    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()>;
 
-    /// Gets `pe`'s (`seg`, `off`) into `dst`, ordered after the lane's puts; returns with the
-    /// data.
-    fn get(&self, lane: usize, pe: usize, seg: usize, off: usize, dst: Dst<'_>) -> Result<()>;
+    /// Gets `from` into `dst`, ordered after the lane's puts; returns with the data.
+    fn get(&self, lane: usize, from: Place, dst: Dst<'_>) -> Result<()>;
 
-    /// Gets `pe`'s (`seg`, `off`) into `dst` without waiting, ordered after the lane's puts: the
-    /// data is there at the next quiet of the lane; `dst` is the program's, not read until then
-    /// (`'static`: as for [`Network::put_nbi`]).
-    fn get_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'static>,
-    ) -> Result<()>;
+    /// Gets `from` into `dst` without waiting, ordered after the lane's puts: the data is there
+    /// at the next quiet of the lane; `dst` is the program's, not read until then (`'static`: as
+    /// for [`Network::put_nbi`]).
+    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()>;
 
-    /// `count` blocks of `block` bytes, remote `off + i*rstride` and local `at + i*lstride` of
-    /// `local` (a put reads it, a get writes it), every block started before any is waited for;
+    /// `shape.count` blocks of `shape.block` bytes between `local` (a put reads it, a get writes
+    /// it) and the peer, block `i` at `remote` moved by `i * shape.rstride` and at
+    /// `shape.at + i * shape.lstride` of `local`, every block started before any is waited for;
     /// returns when done. A block outside `local` is a panic (a caller's bug:
     /// [`Local::check_blocks`]); the blocks of a get do not overlap each other.
-    #[allow(clippy::too_many_arguments)]
-    fn strided(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        rstride: isize,
-        local: Local<'_>,
-        at: usize,
-        lstride: isize,
-        block: usize,
-        count: usize,
-    ) -> Result<()>;
+    fn strided(&self, lane: usize, remote: Place, local: Local<'_>, shape: Strided) -> Result<()>;
 
     /// A read-modify-write: the old value when `fetch`, else `value`. `landed`: the update must
     /// be visible at the target when this returns (the target's memory is also read with loads).
-    #[allow(clippy::too_many_arguments)]
     fn rmw<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         op: Rmw,
         value: W,
         fetch: bool,
@@ -438,35 +458,13 @@ pub(crate) trait Network: Sized {
     ) -> Result<W>;
 
     /// Atomic swap; the old value.
-    fn swap<W: AmoWord>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        value: W,
-    ) -> Result<W>;
+    fn swap<W: AmoWord>(&self, lane: usize, at: Place, value: W) -> Result<W>;
 
     /// Atomic compare-and-swap; the old value.
-    #[allow(clippy::too_many_arguments)]
-    fn compare_swap<W: AmoWord>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        cond: W,
-        value: W,
-    ) -> Result<W>;
+    fn compare_swap<W: AmoWord>(&self, lane: usize, at: Place, cond: W, value: W) -> Result<W>;
 
     /// Atomic fetch.
-    fn fetch<W: AmoWord + Default>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-    ) -> Result<W>;
+    fn fetch<W: AmoWord + Default>(&self, lane: usize, at: Place) -> Result<W>;
 
     /// `shmem_fence` on `lane` (nothing if the lane never opened).
     fn fence(&self, lane: usize) -> Result<()>;
@@ -638,132 +636,76 @@ impl Remote {
 
     /// See [`Network::put`].
     #[inline]
-    pub(crate) fn put(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'_>,
-    ) -> Result<()> {
-        each!(self, n => Network::put(n, lane, pe, seg, off, src))
+    pub(crate) fn put(&self, lane: usize, to: Place, src: Src<'_>) -> Result<()> {
+        each!(self, n => Network::put(n, lane, to, src))
     }
 
     /// See [`Network::put_nbi`].
     #[inline]
-    pub(crate) fn put_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'static>,
-    ) -> Result<()> {
-        each!(self, n => Network::put_nbi(n, lane, pe, seg, off, src))
+    pub(crate) fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()> {
+        each!(self, n => Network::put_nbi(n, lane, to, src))
     }
 
     /// See [`Network::get`].
     #[inline]
-    pub(crate) fn get(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'_>,
-    ) -> Result<()> {
-        each!(self, n => Network::get(n, lane, pe, seg, off, dst))
+    pub(crate) fn get(&self, lane: usize, from: Place, dst: Dst<'_>) -> Result<()> {
+        each!(self, n => Network::get(n, lane, from, dst))
     }
 
     /// See [`Network::get_nbi`].
     #[inline]
-    pub(crate) fn get_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'static>,
-    ) -> Result<()> {
-        each!(self, n => Network::get_nbi(n, lane, pe, seg, off, dst))
+    pub(crate) fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()> {
+        each!(self, n => Network::get_nbi(n, lane, from, dst))
     }
 
     /// See [`Network::strided`].
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn strided(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        rstride: isize,
+        remote: Place,
         local: Local<'_>,
-        at: usize,
-        lstride: isize,
-        block: usize,
-        count: usize,
+        shape: Strided,
     ) -> Result<()> {
-        each!(self, n => {
-            Network::strided(n, lane, pe, seg, off, rstride, local, at, lstride, block, count)
-        })
+        each!(self, n => Network::strided(n, lane, remote, local, shape))
     }
 
     /// See [`Network::rmw`].
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn rmw<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         op: Rmw,
         value: W,
         fetch: bool,
         landed: bool,
     ) -> Result<W> {
-        each!(self, n => Network::rmw(n, lane, pe, seg, off, op, value, fetch, landed))
+        each!(self, n => Network::rmw(n, lane, at, op, value, fetch, landed))
     }
 
     /// See [`Network::swap`].
     #[inline]
-    pub(crate) fn swap<W: AmoWord>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        value: W,
-    ) -> Result<W> {
-        each!(self, n => Network::swap(n, lane, pe, seg, off, value))
+    pub(crate) fn swap<W: AmoWord>(&self, lane: usize, at: Place, value: W) -> Result<W> {
+        each!(self, n => Network::swap(n, lane, at, value))
     }
 
     /// See [`Network::compare_swap`].
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn compare_swap<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         cond: W,
         value: W,
     ) -> Result<W> {
-        each!(self, n => Network::compare_swap(n, lane, pe, seg, off, cond, value))
+        each!(self, n => Network::compare_swap(n, lane, at, cond, value))
     }
 
     /// See [`Network::fetch`].
     #[inline]
-    pub(crate) fn fetch<W: AmoWord + Default>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-    ) -> Result<W> {
-        each!(self, n => Network::fetch(n, lane, pe, seg, off))
+    pub(crate) fn fetch<W: AmoWord + Default>(&self, lane: usize, at: Place) -> Result<W> {
+        each!(self, n => Network::fetch(n, lane, at))
     }
 
     /// See [`Network::fence`].

@@ -3,12 +3,12 @@
 //! fence, quiet and control word of the job goes through [`crate::transport::Network`]) and lets
 //! the C suite run a network route with no library to load (`RSHMEM_TEST_TRANSPORT=loopback`).
 //!
-//! Memory: the network allocates each of a PE's segments itself ([`Network::allocate_segment`]):
+//! Memory: the network allocates each of a PE's segments itself (`Network::allocate_segment`):
 //! a `memfd` mapped over the segment's range, whose descriptor stays open for the life of the
 //! process. A PE's card says where a peer finds each of its segments: its process id and that
 //! descriptor (`/proc/<pid>/fd/<fd>`, which a process of the same user may open), and the
-//! length. [`Network::connect`] maps every PE's segments here (this PE's own too, a second
-//! mapping of the same pages) and [`Network::close`] unmaps them; nothing is ever named in
+//! length. `Network::connect` maps every PE's segments here (this PE's own too, a second
+//! mapping of the same pages) and `Network::close` unmaps them; nothing is ever named in
 //! /dev/shm, so nothing is left there.
 //!
 //! Operations are what the shared-memory route does, on those mappings: puts and gets are
@@ -24,7 +24,7 @@
 //! range.
 
 use super::shm::{self, Dst, Mapping, Segment, Src};
-use super::{AmoWord, Error, Exchange, HEAP, Local, Result, Rmw};
+use super::{AmoWord, Error, Exchange, HEAP, Local, Place, Result, Rmw, Strided};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Mutex;
 use std::sync::atomic::{Ordering, fence};
@@ -44,23 +44,24 @@ pub(crate) struct Network {
 }
 
 impl Network {
-    /// `pe`'s bytes `off..off+len` of segment `seg`.
+    /// Bytes `at.off..at.off+len` of `at.pe`'s segment `at.seg`.
     #[inline]
-    fn at(&self, pe: usize, seg: usize, off: usize, len: usize) -> Result<Dst<'static>> {
+    fn at(&self, at: Place, len: usize) -> Result<Dst<'static>> {
         self.peers
-            .get(pe)
-            .and_then(|segs| segs.get(seg))
+            .get(at.pe)
+            .and_then(|segs| segs.get(at.seg))
             .copied()
             .flatten()
-            .and_then(|m| m.at(off, len))
-            .ok_or_else(|| outside(pe, seg, off, len))
+            .and_then(|m| m.at(at.off, len))
+            .ok_or_else(|| outside(at, len))
     }
 
-    /// The word of type `W` at `pe`'s (`seg`, `off`).
+    /// The word of type `W` at `at`.
     #[inline]
-    fn word<W: AmoWord>(&self, pe: usize, seg: usize, off: usize) -> Result<shm::Atom<'static, W>> {
-        let dst = self.at(pe, seg, off, size_of::<W>())?;
+    fn word<W: AmoWord>(&self, at: Place) -> Result<shm::Atom<'static, W>> {
+        let dst = self.at(at, size_of::<W>())?;
         if !dst.addr().is_multiple_of(align_of::<W>()) {
+            let Place { pe, seg, off } = at;
             return Err(Error::new(format!(
                 "loopback: an atomic at offset {off} of segment {seg} of PE {pe} is not aligned \
                  to {} bytes",
@@ -69,11 +70,18 @@ impl Network {
         }
         Ok(dst.word::<W>(0))
     }
+
+    /// The control word at heap offset `off` of `pe`.
+    #[inline]
+    fn control(&self, pe: usize, off: usize) -> Result<shm::Atom<'static, u64>> {
+        self.word::<u64>(Place::new(pe, HEAP, off))
+    }
 }
 
 #[cold]
 #[inline(never)]
-fn outside(pe: usize, seg: usize, off: usize, len: usize) -> Error {
+fn outside(at: Place, len: usize) -> Error {
+    let Place { pe, seg, off } = at;
     Error::new(format!(
         "loopback: bytes {off}..{off}+{len} of segment {seg} of PE {pe} are outside it (or the \
          network is closed)"
@@ -177,62 +185,35 @@ impl super::Network for Network {
     }
 
     #[inline]
-    fn put(&self, _lane: usize, pe: usize, seg: usize, off: usize, src: Src<'_>) -> Result<()> {
-        self.at(pe, seg, off, src.len())?.copy_from(src);
+    fn put(&self, _lane: usize, to: Place, src: Src<'_>) -> Result<()> {
+        self.at(to, src.len())?.copy_from(src);
         Ok(())
     }
 
     #[inline]
-    fn put_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'static>,
-    ) -> Result<()> {
-        self.put(lane, pe, seg, off, src)
+    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()> {
+        self.put(lane, to, src)
     }
 
     #[inline]
-    fn get(&self, _lane: usize, pe: usize, seg: usize, off: usize, dst: Dst<'_>) -> Result<()> {
-        dst.copy_from(self.at(pe, seg, off, dst.len())?.src());
+    fn get(&self, _lane: usize, from: Place, dst: Dst<'_>) -> Result<()> {
+        dst.copy_from(self.at(from, dst.len())?.src());
         Ok(())
     }
 
     #[inline]
-    fn get_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'static>,
-    ) -> Result<()> {
-        self.get(lane, pe, seg, off, dst)
+    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()> {
+        self.get(lane, from, dst)
     }
 
-    fn strided(
-        &self,
-        _lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        rstride: isize,
-        local: Local<'_>,
-        at: usize,
-        lstride: isize,
-        block: usize,
-        count: usize,
-    ) -> Result<()> {
-        local.check_blocks(at, lstride, block, count);
-        for i in 0..count as isize {
-            let r = off.wrapping_add_signed(i * rstride);
-            let l = at.wrapping_add_signed(i * lstride);
-            let remote = self.at(pe, seg, r, block)?;
-            match local.part(l, block) {
-                Local::Put(s) => remote.copy_from(s),
-                Local::Get(d) => d.copy_from(remote.src()),
+    fn strided(&self, _lane: usize, remote: Place, local: Local<'_>, shape: Strided) -> Result<()> {
+        local.check_blocks(shape);
+        for i in 0..shape.count as isize {
+            let theirs = self.at(remote.moved(i * shape.rstride), shape.block)?;
+            let l = shape.at.wrapping_add_signed(i * shape.lstride);
+            match local.part(l, shape.block) {
+                Local::Put(s) => theirs.copy_from(s),
+                Local::Get(d) => d.copy_from(theirs.src()),
             }
         }
         Ok(())
@@ -241,15 +222,13 @@ impl super::Network for Network {
     fn rmw<W: AmoWord>(
         &self,
         _lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         op: Rmw,
         value: W,
         fetch: bool,
         _landed: bool,
     ) -> Result<W> {
-        let word = self.word::<W>(pe, seg, off)?;
+        let word = self.word::<W>(at)?;
         let old = match op {
             Rmw::Add => word.fetch_add(value),
             Rmw::And => word.fetch_and(value),
@@ -259,37 +238,16 @@ impl super::Network for Network {
         Ok(if fetch { old } else { value })
     }
 
-    fn swap<W: AmoWord>(
-        &self,
-        _lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        value: W,
-    ) -> Result<W> {
-        Ok(self.word::<W>(pe, seg, off)?.swap(value))
+    fn swap<W: AmoWord>(&self, _lane: usize, at: Place, value: W) -> Result<W> {
+        Ok(self.word::<W>(at)?.swap(value))
     }
 
-    fn compare_swap<W: AmoWord>(
-        &self,
-        _lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        cond: W,
-        value: W,
-    ) -> Result<W> {
-        Ok(self.word::<W>(pe, seg, off)?.compare_swap(cond, value))
+    fn compare_swap<W: AmoWord>(&self, _lane: usize, at: Place, cond: W, value: W) -> Result<W> {
+        Ok(self.word::<W>(at)?.compare_swap(cond, value))
     }
 
-    fn fetch<W: AmoWord + Default>(
-        &self,
-        _lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-    ) -> Result<W> {
-        Ok(self.word::<W>(pe, seg, off)?.load())
+    fn fetch<W: AmoWord + Default>(&self, _lane: usize, at: Place) -> Result<W> {
+        Ok(self.word::<W>(at)?.load())
     }
 
     fn fence(&self, _lane: usize) -> Result<()> {
@@ -308,18 +266,18 @@ impl super::Network for Network {
     }
 
     fn control_store(&self, pe: usize, off: usize, value: u64) -> Result<()> {
-        self.word::<u64>(pe, HEAP, off)?.store(value);
+        self.control(pe, off)?.store(value);
         Ok(())
     }
 
     fn control_add(&self, pe: usize, off: usize, value: u64) -> Result<()> {
-        self.word::<u64>(pe, HEAP, off)?.fetch_add(value);
+        self.control(pe, off)?.fetch_add(value);
         Ok(())
     }
 
     fn control_load(&self, pe: usize, off: usize, words: &mut [u64]) -> Result<()> {
         for (i, w) in words.iter_mut().enumerate() {
-            *w = self.word::<u64>(pe, HEAP, off + 8 * i)?.load();
+            *w = self.control(pe, off + 8 * i)?.load();
         }
         Ok(())
     }
@@ -365,31 +323,36 @@ mod tests {
             unsafe { Network::connect(&segments, &[false, false], 1, &mut exchange) }.unwrap();
 
         let data: Vec<u8> = (0..64).collect();
-        net.put(0, 1, HEAP, 128, Src::of(&data)).unwrap();
+        net.put(0, Place::new(1, HEAP, 128), Src::of(&data))
+            .unwrap();
         let mut back = [0u8; 64];
-        net.get(0, 0, HEAP, 128, Dst::of(&mut back)).unwrap();
+        net.get(0, Place::new(0, HEAP, 128), Dst::of(&mut back))
+            .unwrap();
         assert_eq!(back[..], data[..]);
 
         // Every other byte of 8 blocks of 2, strided both ways.
         let mut strided = [0u8; 16];
         let local = Local::Get(Dst::of(&mut strided));
-        net.strided(0, 1, HEAP, 128, 4, local, 0, 2, 2, 8).unwrap();
+        let shape = Strided {
+            rstride: 4,
+            at: 0,
+            lstride: 2,
+            block: 2,
+            count: 8,
+        };
+        net.strided(0, Place::new(1, HEAP, 128), local, shape)
+            .unwrap();
         assert_eq!(
             strided,
             [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29]
         );
 
-        assert_eq!(
-            net.rmw::<u64>(0, 1, HEAP, 256, Rmw::Add, 5, true, false),
-            Ok(0)
-        );
-        assert_eq!(
-            net.rmw::<u64>(0, 0, HEAP, 256, Rmw::Or, 2, false, false),
-            Ok(2)
-        );
-        assert_eq!(net.compare_swap::<u64>(0, 1, HEAP, 256, 7, 9), Ok(7));
-        assert_eq!(net.swap::<u32>(0, 0, HEAP, 256, 1), Ok(9));
-        assert_eq!(net.fetch::<u32>(0, 1, HEAP, 256), Ok(1));
+        let (p0, p1) = (Place::new(0, HEAP, 256), Place::new(1, HEAP, 256));
+        assert_eq!(net.rmw::<u64>(0, p1, Rmw::Add, 5, true, false), Ok(0));
+        assert_eq!(net.rmw::<u64>(0, p0, Rmw::Or, 2, false, false), Ok(2));
+        assert_eq!(net.compare_swap::<u64>(0, p1, 7, 9), Ok(7));
+        assert_eq!(net.swap::<u32>(0, p0, 1), Ok(9));
+        assert_eq!(net.fetch::<u32>(0, p1), Ok(1));
         net.control_store(1, 512, 11).unwrap();
         net.control_add(0, 520, 3).unwrap();
         let mut words = [0u64; 2];
@@ -397,13 +360,19 @@ mod tests {
         assert_eq!(words, [11, 3]);
 
         // Outside the segment, into the empty one, misaligned, to no such PE: errors.
-        assert!(net.put(0, 1, HEAP, len - 8, Src::of(&data)).is_err());
-        assert!(net.put(0, 1, 1, 0, Src::of(&data[..1])).is_err());
-        assert!(net.fetch::<u64>(0, 1, HEAP, 4).is_err());
-        assert!(net.fetch::<u64>(0, 2, HEAP, 0).is_err());
+        assert!(
+            net.put(0, Place::new(1, HEAP, len - 8), Src::of(&data))
+                .is_err()
+        );
+        assert!(
+            net.put(0, Place::new(1, 1, 0), Src::of(&data[..1]))
+                .is_err()
+        );
+        assert!(net.fetch::<u64>(0, Place::new(1, HEAP, 4)).is_err());
+        assert!(net.fetch::<u64>(0, Place::new(2, HEAP, 0)).is_err());
 
         net.close(Instant::now()).unwrap();
-        assert!(net.fetch::<u64>(0, 1, HEAP, 0).is_err());
+        assert!(net.fetch::<u64>(0, Place::new(1, HEAP, 0)).is_err());
         net.stop().unwrap();
     }
 

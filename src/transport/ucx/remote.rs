@@ -22,7 +22,7 @@
 use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
 use crate::transport::shm::{self, Dst, Src};
-use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw};
+use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Place, Rmw};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_MESSAGE_TRUNCATED;
 
@@ -98,56 +98,32 @@ impl transport::Network for Network {
         Ok(Network::connect(local, &cards, elsewhere, lanes)?)
     }
 
-    fn put(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'_>,
-    ) -> transport::Result<()> {
+    fn put(&self, lane: usize, to: Place, src: Src<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = to;
         let lane = self.lane_for(lane)?;
         // SAFETY: `src` is readable while borrowed, and the put reads it only until it returns
         // (it waits for local completion).
         Ok(unsafe { lane.put_blocking(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    fn put_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: Src<'static>,
-    ) -> transport::Result<()> {
+    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> transport::Result<()> {
+        let Place { pe, seg, off } = to;
         let lane = self.lane_for(lane)?;
         // SAFETY: `src` is readable for the life of the process (`'static`), and the program
         // leaves it unchanged until the next quiet (OpenSHMEM's rule for a non-blocking put).
         Ok(unsafe { lane.put_nbi(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    fn get(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'_>,
-    ) -> transport::Result<()> {
+    fn get(&self, lane: usize, from: Place, dst: Dst<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = from;
         let lane = self.lane_for(lane)?;
         // SAFETY: `dst` is writable while borrowed, and the request is waited for before this
         // returns.
         Ok(unsafe { lane.get(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?.wait()?)
     }
 
-    fn get_nbi(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: Dst<'static>,
-    ) -> transport::Result<()> {
+    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> transport::Result<()> {
+        let Place { pe, seg, off } = from;
         let lane = self.lane_for(lane)?;
         // SAFETY: `dst` is writable for the life of the process (`'static`), and the program
         // reads it only after the next quiet (OpenSHMEM's rule for a non-blocking get).
@@ -157,26 +133,21 @@ impl transport::Network for Network {
     fn strided(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        rstride: isize,
+        remote: Place,
         local: transport::Local<'_>,
-        at: usize,
-        lstride: isize,
-        block: usize,
-        count: usize,
+        shape: transport::Strided,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
         // Every block inside `local` before any is issued (a panic after some were would leave
         // them writing into a buffer the caller no longer holds).
-        local.check_blocks(at, lstride, block, count);
+        local.check_blocks(shape);
         // It waits on the lane: the run goes first, not left behind the wait.
         lane.send_run()?;
-        let requests: Vec<super::Result<Request>> = (0..count as isize)
+        let block = shape.block;
+        let requests: Vec<super::Result<Request>> = (0..shape.count as isize)
             .map(|i| {
-                let r = off.wrapping_add_signed(i * rstride);
-                let l = at.wrapping_add_signed(i * lstride);
+                let Place { pe, seg, off: r } = remote.moved(i * shape.rstride);
+                let l = shape.at.wrapping_add_signed(i * shape.lstride);
                 match local.part(l, block) {
                     // SAFETY: the block lies inside `local` (`part` checks), readable while it
                     // is borrowed; every request is waited for below, before this returns.
@@ -203,14 +174,13 @@ impl transport::Network for Network {
     fn rmw<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         op: Rmw,
         value: W,
         fetch: bool,
         landed: bool,
     ) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         let k = lane.rkey(pe, seg)?;
         if fetch || landed {
@@ -241,14 +211,8 @@ impl transport::Network for Network {
         }
     }
 
-    fn swap<W: AmoWord>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        value: W,
-    ) -> transport::Result<W> {
+    fn swap<W: AmoWord>(&self, lane: usize, at: Place, value: W) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.swap(off, value)?)
@@ -257,24 +221,18 @@ impl transport::Network for Network {
     fn compare_swap<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         cond: W,
         value: W,
     ) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.compare_swap(off, cond, value)?)
     }
 
-    fn fetch<W: AmoWord + Default>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-    ) -> transport::Result<W> {
+    fn fetch<W: AmoWord + Default>(&self, lane: usize, at: Place) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.fetch(off)?)
