@@ -88,10 +88,23 @@ fn outside(at: Place, len: usize) -> Error {
     ))
 }
 
-/// This PE's card: `pid` then `fd.len` per segment (`-` for an empty one), `/`-separated.
+/// What the kernel calls the memory of a segment (`/proc/<pid>/fd/<fd>` links to
+/// `/memfd:<this> (deleted)`).
+const MEMFD: &str = "/memfd:rshmem-segment";
+
+/// This machine's boot id: PEs with the same one run on one kernel.
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// This PE's card: `pid@boot id`, then `fd.len` per segment (`-` for an empty one),
+/// `/`-separated.
 fn card(segments: &[(usize, usize)]) -> Result<String> {
     let allocated = ALLOCATED.lock().unwrap_or_else(|e| e.into_inner());
-    let mut card = std::process::id().to_string();
+    let mut card = format!("{}@{}", std::process::id(), boot_id());
     for &(base, len) in segments {
         if len == 0 {
             card.push_str("/-");
@@ -119,7 +132,17 @@ fn map_card(
 ) -> Result<(Vec<Segment>, Vec<Option<Mapping>>)> {
     let bad = || Error::new(format!("loopback: PE {pe}'s card '{text}' does not parse"));
     let mut fields = text.split('/');
-    let pid: u32 = fields.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    let (pid, boot) = fields
+        .next()
+        .and_then(|f| f.split_once('@'))
+        .ok_or_else(bad)?;
+    let pid: u32 = pid.parse().map_err(|_| bad())?;
+    if boot != boot_id() {
+        return Err(Error::new(format!(
+            "loopback: PE {pe} runs on another machine (boot id {boot}): the loopback network \
+             is for the PEs of one node"
+        )));
+    }
     let (mut maps, mut mappings) = (Vec::new(), Vec::new());
     for field in fields {
         if field == "-" {
@@ -130,6 +153,15 @@ fn map_card(
         let fd: i32 = fd.parse().map_err(|_| bad())?;
         let len: usize = len.parse().map_err(|_| bad())?;
         let path = format!("/proc/{pid}/fd/{fd}");
+        // The descriptor the card names is the peer's segment, not a file that process (or
+        // another one with that id) opened since.
+        let target = std::fs::read_link(&path).unwrap_or_default();
+        if !target.to_string_lossy().starts_with(MEMFD) {
+            return Err(Error::new(format!(
+                "loopback: {path} of PE {pe} is {}, not a segment of the loopback network",
+                target.display()
+            )));
+        }
         let seg = Segment::open_path(&path, len).map_err(|e| {
             Error::new(format!(
                 "loopback: cannot map segment {} of PE {pe}: {e}",
@@ -388,5 +420,18 @@ mod tests {
             e.to_string().contains("not memory this network allocated"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn cards_of_another_machine_or_of_another_file_are_refused() {
+        let other = map_card(1, "1@not-this-machine/-", 1)
+            .err()
+            .expect("refused");
+        assert!(other.to_string().contains("another machine"), "{other}");
+        // Descriptor 0 of this process: not a segment of this network.
+        let text = format!("{}@{}/0.4096", std::process::id(), boot_id());
+        let file = map_card(1, &text, 1).err().expect("refused");
+        assert!(file.to_string().contains("not a segment"), "{file}");
+        assert!(map_card(1, "x", 1).is_err() && map_card(1, &text, 2).is_err());
     }
 }
