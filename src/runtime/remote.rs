@@ -57,10 +57,10 @@ fn lane(w: &World, ctx: shmem_ctx_t) -> (&Remote, usize) {
     (w.remote_or_fail(), handle::lane_index(ctx))
 }
 
-/// Whether `local..local+len` overlaps this PE's own copy of `seg`+`off` when `pe` is this PE.
-fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: usize) -> bool {
-    let own = w.segments[seg as usize].base + off;
-    pe == w.me && local < own + len && own < local + len
+/// Whether `local..local+len` overlaps this PE's own copy of `at` when `at` is on this PE.
+fn overlaps_self(w: &World, at: Place, local: usize, len: usize) -> bool {
+    let own = w.segments[at.seg].base + at.off;
+    at.pe == w.me && local < own + len && own < local + len
 }
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`); returns when `src` may be reused.
@@ -74,7 +74,7 @@ pub(crate) fn put(
     off: usize,
     src: Src<'_>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, None)
+    send(w, call, ctx, Place::new(pe, seg as usize, off), src, None)
 }
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`) without waiting: `src` is the program's, which it
@@ -90,26 +90,29 @@ pub(crate) fn put_nbi(
     off: usize,
     src: Src<'static>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, Some(src))
+    send(
+        w,
+        call,
+        ctx,
+        Place::new(pe, seg as usize, off),
+        src,
+        Some(src),
+    )
 }
 
-/// [`put`] and [`put_nbi`]: `nbi_src` is `src` when the put need not wait.
-#[allow(clippy::too_many_arguments)]
+/// [`put`] and [`put_nbi`] to `to`: `nbi_src` is `src` when the put need not wait.
 fn send(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    pe: usize,
-    seg: Seg,
-    off: usize,
+    to: Place,
     src: Src<'_>,
     nbi_src: Option<Src<'static>>,
 ) {
     let len = src.len();
     counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let to = Place::new(pe, seg as usize, off);
-    let done = if overlaps_self(w, pe, seg, off, src.addr(), len) {
+    let done = if overlaps_self(w, to, src.addr(), len) {
         let bounce = src.to_vec();
         net.put(lane, to, Src::of(&bounce))
     } else {
@@ -118,7 +121,7 @@ fn send(
             None => net.put(lane, to, src),
         }
     };
-    done.unwrap_or_else(|e| failed(call, pe, e))
+    done.unwrap_or_else(|e| failed(call, to.pe, e))
 }
 
 /// Puts one value (`shmem_p`). By value, so that the caller's fast path keeps it in a register.
@@ -146,7 +149,7 @@ pub(crate) fn get(
     off: usize,
     dst: Dst<'_>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, None)
+    receive(w, call, ctx, Place::new(pe, seg as usize, off), dst, None)
 }
 
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst` without waiting: the data is there at the next
@@ -161,7 +164,14 @@ pub(crate) fn get_nbi(
     off: usize,
     dst: Dst<'static>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, Some(dst))
+    receive(
+        w,
+        call,
+        ctx,
+        Place::new(pe, seg as usize, off),
+        dst,
+        Some(dst),
+    )
 }
 
 /// Reads one value (`shmem_g`).
@@ -179,23 +189,19 @@ pub(crate) fn get_value<T: Plain>(
     value
 }
 
-/// [`get`] and [`get_nbi`]: `nbi_dst` is `dst` when the get need not wait.
-#[allow(clippy::too_many_arguments)]
+/// [`get`] and [`get_nbi`] from `from`: `nbi_dst` is `dst` when the get need not wait.
 fn receive(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    pe: usize,
-    seg: Seg,
-    off: usize,
+    from: Place,
     dst: Dst<'_>,
     nbi_dst: Option<Dst<'static>>,
 ) {
     let len = dst.len();
     counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let from = Place::new(pe, seg as usize, off);
-    let done = if overlaps_self(w, pe, seg, off, dst.addr(), len) {
+    let done = if overlaps_self(w, from, dst.addr(), len) {
         let mut bounce = vec![0u8; len];
         net.get(lane, from, Dst::of(&mut bounce))
             .map(|()| dst.copy_from(Src::of(&bounce)))
@@ -205,7 +211,7 @@ fn receive(
             None => net.get(lane, from, dst),
         }
     };
-    done.unwrap_or_else(|e| failed(call, pe, e))
+    done.unwrap_or_else(|e| failed(call, from.pe, e))
 }
 
 /// Copies `count` blocks of `block` bytes between strided local and remote ranges (a put: block
