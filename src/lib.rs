@@ -1,7 +1,8 @@
 //! rshmem: an OpenSHMEM 1.6 library with the standard C ABI.
 //!
-//! Only what C sees is public: the `#[unsafe(no_mangle)]` functions and statics of `api` and
-//! `runtime::handle`; every module is private to the crate, so rustc reports dead code.
+//! Only what C sees is public: the `#[unsafe(no_mangle)]` functions and statics of `api` (the
+//! generated shells and the hand-written `api::exports`); every module is private to the crate,
+//! so rustc reports dead code.
 //!
 //! The layers, from the C boundary down (data flows down, never up; `tests/layers.rs` checks
 //! every `crate::` path against this list):

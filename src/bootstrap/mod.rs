@@ -11,6 +11,9 @@
 //! `vallen_max`, 1024 under Hydra and `oshrun`); [`Bootstrap::put_large`] and
 //! [`Bootstrap::get_large`] split a longer value over several keys.
 
+#![deny(unsafe_code)]
+
+mod ffi;
 pub mod pmi1;
 pub mod pmix;
 pub mod singleton;

@@ -20,7 +20,6 @@
 use super::{Bootstrap, Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -171,24 +170,13 @@ fn env_number(name: &str) -> Result<usize> {
 /// SIGKILL when the launcher dies, even if it never waits in the library. (A launcher that died
 /// before this call is caught by the waits, which watch the parent: `runtime::wait`.)
 fn die_with_parent() {
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and changes only this process.
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+    super::ffi::die_with_parent();
 }
 
 /// The socket whose descriptor is in `PMI_FD`.
 fn inherited_socket() -> Result<(Box<dyn Stream>, Box<dyn Stream>)> {
     let fd = env_number("PMI_FD")? as i32;
-    // The descriptor must be open and a socket; fstat tells before we take ownership of it.
-    // SAFETY: fstat only writes into the local struct; an invalid fd makes it return -1.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::fstat(fd, &mut st) } != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFSOCK {
-        return Err(Error(format!("PMI_FD = {fd} is not an open socket")));
-    }
-    // SAFETY: the launcher handed this descriptor to this process for the PMI conversation and
-    // nothing else in the process uses it; we own it from here on. Hydra passes a TCP socket, our
-    // oshrun a UNIX one: both are plain stream sockets, and UnixStream only reads and writes.
-    let stream = unsafe { UnixStream::from_raw_fd(fd) };
+    let stream = super::ffi::inherited_socket(fd)?;
     let writer = stream
         .try_clone()
         .map_err(|e| Error(format!("PMI_FD: {e}")))?;

@@ -15,22 +15,24 @@
 //! reads the others' sources, scratch posts and published values. Where a member's destination
 //! overlaps its own source and the others read that source, the result is built aside and stored
 //! once nobody reads the source any more. Every member combines the inputs in member order, so
-//! floating-point results are the same everywhere.
+//! floating-point results are the same everywhere. Memory is reached through checked ranges
+//! ([`Src`], [`Dst`]) alone.
+#![deny(unsafe_code)]
 
-use super::call::{Combine, overlap, ranges_overlap};
+use super::call::{Combine, fold_in, overlap, ranges_overlap};
 use super::posted::{self, Posting};
 use super::{Coll, Sync, barrier, split};
 use crate::runtime::handle;
 use crate::runtime::wait;
 use crate::runtime::world::Target;
-use crate::transport::shm;
 use crate::transport::shm::control::SCRATCH_BYTES;
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::mem::size_of;
 use std::sync::atomic::Ordering;
 
 impl Coll<'_> {
     /// Whether `dest..dest+len` is symmetric and every member's copy of it is mapped here (on
-    /// the node, or by the network itself: [`crate::runtime::world::World::mapped_base`]).
+    /// the node, or by the network itself: [`crate::runtime::world::World::mapped`]).
     fn all_mapped(&self, dest: usize, len: usize) -> bool {
         let Some((seg, _)) = self.w.locate(dest, len.max(1)) else {
             return false;
@@ -39,13 +41,16 @@ impl Coll<'_> {
     }
 
     /// Member `i`'s copy of the symmetric `dest` (mapped: checked by `all_mapped`).
-    fn dest_of(&self, dest: usize, len: usize, i: usize) -> usize {
+    fn dest_of<'d>(&self, dest: Dst<'d>, i: usize) -> Dst<'d> {
         let pe = self.g.members.world(i);
-        if pe == self.w.me || len == 0 {
+        if pe == self.w.me || dest.is_empty() {
             return dest;
         }
-        match self.w.rma_target(self.call, "dest", dest, len, pe) {
-            Target::Mapped(a) => a.addr(),
+        match self
+            .w
+            .rma_target(self.call, "dest", dest.addr(), dest.len(), pe)
+        {
+            Target::Mapped(a) => a,
             Target::Net(..) => unreachable!("all_mapped checked every member"),
         }
     }
@@ -70,50 +75,37 @@ impl Coll<'_> {
     }
 }
 
-/// Copies `len` bytes from `src` (an address in this process) to `dst`.
-///
-/// # Safety
-/// Both ranges must be valid.
-unsafe fn copy(dst: usize, src: usize, len: usize) {
-    if len > 0 && dst != src {
-        // SAFETY: guaranteed by the caller.
-        unsafe { shm::copy(dst as *mut u8, src as *const u8, len) }
-    }
-}
-
 /// Where an exchange builds this member's result: in `dest` itself, or, where `dest` overlaps the
 /// member's own source while the others may still read that source (an exchange in place), in a
 /// buffer aside that [`Out::store`] copies into `dest` once nobody reads the source any more.
-struct Out {
-    dest: usize,
-    aside: Option<Vec<u8>>,
+struct Out<'d> {
+    dest: Dst<'d>,
+    /// 16-byte words: aligned for every element type.
+    aside: Option<Vec<u128>>,
 }
 
-impl Out {
-    /// The result of `len` bytes for `dest`, built aside if `aside`.
-    fn new(dest: usize, len: usize, aside: bool) -> Out {
+impl<'d> Out<'d> {
+    /// The result for `dest`, built aside if `aside`.
+    fn new(dest: Dst<'d>, aside: bool) -> Out<'d> {
         Out {
             dest,
-            aside: aside.then(|| vec![0u8; len]),
+            aside: aside.then(|| vec![0u128; dest.len().div_ceil(16)]),
         }
     }
 
     /// Where the result is built.
-    fn base(&mut self) -> usize {
-        self.aside
-            .as_mut()
-            .map_or(self.dest, |a| a.as_mut_ptr() as usize)
+    fn base(&mut self) -> Dst<'_> {
+        match &mut self.aside {
+            Some(a) => Dst::of(&mut a[..]).part(0, self.dest.len()),
+            None => self.dest,
+        }
     }
 
-    /// Stores a result built aside into `dest`.
-    ///
-    /// # Safety
-    /// `dest` must be writable for the result's length, and nobody may read this member's source
-    /// any more.
-    unsafe fn store(self) {
+    /// Stores a result built aside into `dest` (once nobody reads this member's source any more).
+    fn store(self) {
         if let Some(a) = self.aside {
-            // SAFETY: guaranteed by the caller.
-            unsafe { copy(self.dest, a.as_ptr() as usize, a.len()) };
+            self.dest
+                .copy_from(Src::of(&a[..]).part(0, self.dest.len()));
         }
     }
 }
@@ -153,119 +145,79 @@ fn stagger(me: usize, n: usize) -> impl Iterator<Item = usize> {
     (0..n).map(move |k| (me + k) % n)
 }
 
-/// `broadcast`: `nbytes` of the root's `source` into every member's `dest` (the root's too if
-/// `to_root`).
-///
-/// # Safety
-/// `dest` must be writable for `nbytes` on this PE; `source` must be symmetric.
-pub unsafe fn broadcast(
-    c: &Coll,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    root: usize,
-    to_root: bool,
-) {
-    // SAFETY: forwarded.
-    if unsafe { super::ring::broadcast(c, dest, source, nbytes, root, to_root) } {
+/// `broadcast`: the root's `source` into every member's `dest` (the root's too if `to_root`);
+/// both are as long (the call's bytes), `source` symmetric.
+pub fn broadcast(c: &Coll, dest: Dst<'_>, source: Src<'_>, root: usize, to_root: bool) {
+    let nbytes = source.len();
+    if super::ring::broadcast(c, dest, source, root, to_root) {
         return;
     }
-    // SAFETY: forwarded.
-    if unsafe { super::tree::broadcast(c, dest, source, nbytes, root, to_root) } {
+    if super::tree::broadcast(c, dest, source, root, to_root) {
         return;
     }
-    if c.chunked(dest as usize, nbytes) {
-        // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
-        return unsafe { split::broadcast(c, dest, source, nbytes, root, to_root) };
+    if c.chunked(dest.addr(), nbytes) {
+        return split::broadcast(c, dest, source, root, to_root);
     }
     if let Some(p) = posting(c, nbytes, source) {
-        // SAFETY: forwarded.
-        return unsafe { posted_broadcast(c, p, dest, source, nbytes, root, to_root) };
+        return posted_broadcast(c, p, dest, source, root, to_root);
     }
-    if c.all_mapped(dest as usize, nbytes) {
-        // SAFETY: forwarded; `dest` is symmetric and mapped for every member.
-        return unsafe { push_broadcast(c, dest, source, nbytes, root, to_root) };
+    if c.all_mapped(dest.addr(), nbytes) {
+        return push_broadcast(c, dest, source, root, to_root);
     }
     c.enter();
     if c.me() != root || to_root {
-        let src = c.peer("source", source as usize, nbytes, root, (0, nbytes));
-        // SAFETY: `src` is the root's copy of the symmetric source, range-checked; `dest` is ours.
-        unsafe { copy(dest as usize, src.addr(), nbytes) };
+        let src = c.peer("source", source.addr(), nbytes, root, (0, nbytes));
+        dest.copy_from(src.src());
     }
     c.leave();
 }
 
 /// `broadcast` by posts: the root posts the source (staged: it returns at once), every other
-/// member waits for the post and copies it into its destination.
-///
-/// # Safety
-/// As `broadcast`; if `nbytes` is not staged, `source` is mapped for every member.
-unsafe fn posted_broadcast(
+/// member waits for the post and copies it into its destination. If the source is not staged,
+/// it is mapped for every member.
+fn posted_broadcast(
     c: &Coll,
     mut p: Posting,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
+    dest: Dst<'_>,
+    source: Src<'_>,
     root: usize,
     to_root: bool,
 ) {
+    let nbytes = source.len();
     if c.me() == root {
-        check_source(c, source.cast(), nbytes);
-        // SAFETY: the scratch buffer holds `nbytes` when staged; the source is readable.
+        check_source(c, source);
         p.post(
             nbytes,
             staged(nbytes),
-            |s| unsafe { copy(s as usize, source as usize, nbytes) },
+            |s| s.copy_from(source),
             c.size() - 1,
         );
         if to_root {
-            // SAFETY: our own destination and source.
-            unsafe { copy(dest as usize, source as usize, nbytes) };
+            dest.copy_from(source);
         }
         p.finish();
         return;
     }
     let got = p.wait(root);
-    // SAFETY: the root's staged post or its mapped source (range-checked), and our destination.
-    unsafe {
-        copy_in(
-            c,
-            &got,
-            source as usize,
-            nbytes,
-            root,
-            0,
-            dest as usize,
-            nbytes,
-        )
-    };
+    copy_in(c, &got, source.addr(), nbytes, root, 0, dest);
     p.ack(root);
 }
 
-/// Copies `len` bytes at offset `at` of member `i`'s contribution `got` (its scratch buffer, or
-/// its copy of the symmetric `source..source+total`) to `to`.
-///
-/// # Safety
-/// `to..to+len` must be writable; `at + len` within the contribution.
-#[allow(clippy::too_many_arguments)]
-unsafe fn copy_in(
+/// Copies `to.len()` bytes at offset `at` of member `i`'s contribution `got` (its scratch buffer,
+/// or its copy of the symmetric `source..source+total`) to `to`.
+fn copy_in(
     c: &Coll,
     got: &super::posted::Contribution,
     source: usize,
     total: usize,
     i: usize,
     at: usize,
-    to: usize,
-    len: usize,
+    to: Dst<'_>,
 ) {
+    let len = to.len();
     match got.staged {
-        // SAFETY: the scratch buffer holds the contribution; guaranteed by the caller.
-        Some(s) => unsafe { copy(to, s + at, len) },
-        None => {
-            let view = c.peer("source", source, total, i, (at, len));
-            // SAFETY: the view holds `len` bytes; guaranteed by the caller.
-            unsafe { copy(to, view.addr(), len) }
-        }
+        Some(s) => to.copy_from(s.part(at, len)),
+        None => to.copy_from(c.peer("source", source, total, i, (at, len)).src()),
     }
 }
 
@@ -274,18 +226,7 @@ unsafe fn copy_in(
 /// and tells each member so (its `bcast` word set to the barrier's epoch, or on an active set one
 /// more count from the root); it returns at once, the others as soon as they are told. One barrier
 /// instead of two, and the root's source is free when it returns since nobody reads it.
-///
-/// # Safety
-/// `dest` must be symmetric and mapped for every member, writable for `nbytes`; `source` readable
-/// for `nbytes` on the root.
-unsafe fn push_broadcast(
-    c: &Coll,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    root: usize,
-    to_root: bool,
-) {
+fn push_broadcast(c: &Coll, dest: Dst<'_>, source: Src<'_>, root: usize, to_root: bool) {
     c.enter();
     let w = c.w;
     let root_pe = c.g.members.world(root);
@@ -294,10 +235,8 @@ unsafe fn push_broadcast(
             if i == root && !to_root {
                 continue;
             }
-            let to = c.dest_of(dest as usize, nbytes, i);
-            // SAFETY: member i's mapped destination (checked by `all_mapped`), free since the
-            // barrier; the caller guarantees the source.
-            unsafe { copy(to, source as usize, nbytes) };
+            // Member i's mapped destination (checked by `all_mapped`), free since the barrier.
+            c.dest_of(dest, i).copy_from(source);
         }
         // The data before the signals (a full fence: large copies may be non-temporal).
         shm::order();
@@ -323,79 +262,67 @@ unsafe fn push_broadcast(
     }
 }
 
-/// `fcollect`: member `i`'s `nbytes` of `source` into `dest + i * nbytes` on every member.
-///
-/// # Safety
-/// `dest` must be writable for `size * nbytes`; `source` must be symmetric.
-pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+/// `fcollect`: member `i`'s `source` (symmetric) into block `i` of `dest` (`size` blocks of the
+/// source's length) on every member.
+pub fn fcollect(c: &Coll, dest: Dst<'_>, source: Src<'_>) {
+    let nbytes = source.len();
     let total = c.size() * nbytes;
+    let dest = dest.part(0, total);
     // In place (`dest` overlapping `source`): built aside wherever the others read our source
     // itself (as in `alltoall`).
-    let overlaps = ranges_overlap(dest as usize, total, source as usize, nbytes);
+    let overlaps = ranges_overlap(dest.addr(), total, source.addr(), nbytes);
     if let Some(mut p) = posting(c, nbytes, source) {
-        check_source(c, source.cast(), nbytes);
-        let stage = staged(nbytes) && (overlaps || !in_place(c, nbytes, source as usize, nbytes));
-        let mut out = Out::new(dest as usize, total, overlaps && !stage);
+        check_source(c, source);
+        let stage = staged(nbytes) && (overlaps || !in_place(c, nbytes, source.addr(), nbytes));
+        let mut out = Out::new(dest, overlaps && !stage);
         let base = out.base();
-        // SAFETY: the scratch buffer holds `nbytes` when staged.
-        p.post(
-            nbytes,
-            stage,
-            |s| unsafe { copy(s as usize, source as usize, nbytes) },
-            c.size() - 1,
-        );
-        // SAFETY: block `me` of the result; our source.
-        unsafe { copy(base + c.me() * nbytes, source as usize, nbytes) };
+        p.post(nbytes, stage, |s| s.copy_from(source), c.size() - 1);
+        base.part(c.me() * nbytes, nbytes).copy_from(source);
         p.each(stagger(c.me(), c.size()).skip(1), |i, got| {
-            // SAFETY: member i's post of `nbytes`; block `i` of the result.
-            unsafe {
-                copy_in(
-                    c,
-                    &got,
-                    source as usize,
-                    nbytes,
-                    i,
-                    0,
-                    base + i * nbytes,
-                    nbytes,
-                )
-            };
+            copy_in(
+                c,
+                &got,
+                source.addr(),
+                nbytes,
+                i,
+                0,
+                base.part(i * nbytes, nbytes),
+            );
         });
         p.finish();
-        // SAFETY: the caller's `dest`; our readers have all acknowledged.
-        unsafe { out.store() };
+        // Our readers have all acknowledged.
+        out.store();
         return;
     }
-    // SAFETY: forwarded.
-    if !overlaps && unsafe { super::ring::fcollect(c, dest, source, nbytes) } {
+    if !overlaps && super::ring::fcollect(c, dest, source) {
         return;
     }
-    let mut out = Out::new(dest as usize, total, overlaps);
+    let mut out = Out::new(dest, overlaps);
     let base = out.base();
     c.enter();
-    for i in stagger(c.me(), c.size()) {
-        let to = (base + i * nbytes) as *mut u8;
-        // SAFETY: block `i` of the result, read after the quiet below.
-        unsafe { c.fetch("source", i, source as usize, nbytes, 0, to, nbytes) };
-    }
-    c.complete();
+    c.fetching(|f| {
+        for i in stagger(c.me(), c.size()) {
+            let to = base.part(i * nbytes, nbytes);
+            f.fetch("source", i, source.addr(), nbytes, 0, to);
+        }
+    });
     c.leave();
-    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
-    unsafe { out.store() };
+    // Past the closing barrier nobody reads our source any more.
+    out.store();
 }
 
-/// Checks that this member's `source..source+len` is symmetric (a contribution others may read).
-fn check_source(c: &Coll, source: *const u8, len: usize) {
-    if len > 0 {
-        c.w.local(c.call, "source", source as usize, len);
+/// Checks that this member's `source` is symmetric (a contribution others may read).
+fn check_source(c: &Coll, source: Src<'_>) {
+    if !source.is_empty() {
+        c.w.local(c.call, "source", source.addr(), source.len());
     }
 }
 
 /// The posted algorithm for a call whose contributions are `len` bytes of the symmetric `source`
 /// on every member, if every member takes it: every control block is mapped here, and the
 /// contributions are staged or every member's source is mapped.
-fn posting<'c, 'w>(c: &'c Coll<'w>, len: usize, source: *const u8) -> Option<Posting<'c, 'w>> {
-    if staged(len) || c.all_mapped(source as usize, len) {
+fn posting<'c, 'w>(c: &'c Coll<'w>, len: usize, source: Src<'_>) -> Option<Posting<'c, 'w>> {
+    if staged(len) || c.all_mapped(source.addr(), len) {
         Posting::begin(c)
     } else {
         None
@@ -403,11 +330,9 @@ fn posting<'c, 'w>(c: &'c Coll<'w>, len: usize, source: *const u8) -> Option<Pos
 }
 
 /// `collect`: the members' sources, each of its own length, one after the other into every
-/// member's `dest`.
-///
-/// # Safety
-/// `dest` must be writable for the sum of the lengths; `source` must be symmetric.
-pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+/// member's `dest`, whose length the call learns: `dest(len)` is its first `len` bytes.
+pub fn collect<'d>(c: &Coll, dest: &dyn Fn(usize) -> Dst<'d>, source: Src<'_>) {
+    let nbytes = source.len();
     // The lengths differ between members, so the choice cannot depend on them: a contribution too
     // large for the scratch buffer is read from the source, so every symmetric segment must be
     // mapped everywhere.
@@ -417,12 +342,11 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         None
     };
     if let Some(mut p) = p {
-        check_source(c, source, nbytes);
-        // SAFETY: the scratch buffer holds `nbytes` when staged.
+        check_source(c, source);
         p.post(
             nbytes,
             staged(nbytes),
-            |s| unsafe { copy(s as usize, source as usize, nbytes) },
+            |s| s.copy_from(source),
             c.size() - 1,
         );
         let n = c.size();
@@ -431,30 +355,26 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         for i in 0..n {
             at[i + 1] = at[i] + got[i].as_ref().map_or(nbytes, |g| g.len);
         }
+        let dest = dest(at[n]);
         // In place, with our source read by the others: built aside (as in `fcollect`).
-        let aside =
-            !staged(nbytes) && ranges_overlap(dest as usize, at[n], source as usize, nbytes);
-        let mut out = Out::new(dest as usize, at[n], aside);
+        let aside = !staged(nbytes) && ranges_overlap(dest.addr(), at[n], source.addr(), nbytes);
+        let mut out = Out::new(dest, aside);
         let base = out.base();
         for i in stagger(c.me(), n) {
-            let to = base + at[i];
             match &got[i] {
-                // SAFETY: our source and our destination's block for it.
-                None => unsafe { copy(to, source as usize, nbytes) },
+                None => base.part(at[i], nbytes).copy_from(source),
                 Some(g) => {
-                    // SAFETY: member i's post of `g.len` bytes; its block of our destination.
-                    unsafe { copy_in(c, g, source as usize, g.len, i, 0, to, g.len) };
+                    copy_in(c, g, source.addr(), g.len, i, 0, base.part(at[i], g.len));
                     p.ack(i);
                 }
             }
         }
         p.finish();
-        // SAFETY: the caller's `dest`; our readers have all acknowledged.
-        unsafe { out.store() };
+        // Our readers have all acknowledged.
+        out.store();
         return;
     }
-    // SAFETY: forwarded.
-    if unsafe { super::ring::collect(c, dest, source, nbytes) } {
+    if super::ring::collect(c, dest, source) {
         return;
     }
     c.publish(0, nbytes as u64);
@@ -462,22 +382,23 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     let members: Vec<usize> = (0..c.size()).collect();
     let lens = c.published_each(&members, 0);
     let total = lens.iter().sum::<u64>() as usize;
+    let dest = dest(total);
     let mut out = Out::new(
-        dest as usize,
-        total,
-        ranges_overlap(dest as usize, total, source as usize, nbytes),
+        dest,
+        ranges_overlap(dest.addr(), total, source.addr(), nbytes),
     );
-    let mut at = out.base() as *mut u8;
-    for (i, &len) in lens.iter().enumerate() {
-        let len = len as usize;
-        // SAFETY: as in `fcollect`.
-        unsafe { c.fetch("source", i, source as usize, len, 0, at, len) };
-        at = at.wrapping_add(len);
-    }
-    c.complete();
+    let base = out.base();
+    c.fetching(|f| {
+        let mut at = 0;
+        for (i, &len) in lens.iter().enumerate() {
+            let len = len as usize;
+            f.fetch("source", i, source.addr(), len, 0, base.part(at, len));
+            at += len;
+        }
+    });
     c.leave();
-    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
-    unsafe { out.store() };
+    // Past the closing barrier nobody reads our source any more.
+    out.store();
 }
 
 /// From this many bytes on, an alltoall block for a member that has already posted goes straight
@@ -495,26 +416,27 @@ const PUSH_FROM: usize = 512;
 /// entered the call and read all of its source, so its destination is free and may even overlap
 /// its source; no destination is written before its owner has entered the call.
 ///
-/// # Safety
-/// `dest` must be writable for `size * nbytes`; `source` must be symmetric over `size * nbytes`.
-pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) {
+/// `dest` and `source` (symmetric) hold `size` blocks each.
+pub fn alltoall(c: &Coll, dest: Dst<'_>, source: Src<'_>) {
     let n = c.size();
-    let total = nbytes * n;
+    let total = source.len();
+    let nbytes = total / n;
+    let dest = dest.part(0, total);
     let me = c.me();
     // Where `dest` overlaps `source` (an alltoall in place), a member writes its destination only
     // once nobody reads its source any more: staged, after its post (it has staged all of its
     // source by then); otherwise the blocks are gathered aside and stored at the end.
-    let overlaps = overlap(dest as usize, source as usize, total);
+    let overlaps = overlap(dest.addr(), source.addr(), total);
     if let Some(mut p) = posting(c, total, source) {
-        check_source(c, source.cast(), total);
-        let stage = staged(total) && (overlaps || !in_place(c, nbytes, source as usize, total));
-        let mut result = Out::new(dest as usize, total, overlaps && !stage);
+        check_source(c, source);
+        let stage = staged(total) && (overlaps || !in_place(c, nbytes, source.addr(), total));
+        let mut result = Out::new(dest, overlaps && !stage);
         let out = result.base();
         // Block `me` of our source into block `me` of the result: before the post where they
         // overlap, since the others may write into our destination once we have posted.
         let own = || {
-            // SAFETY: both blocks lie in the caller's ranges (or the aside buffer's).
-            unsafe { copy(out + me * nbytes, source as usize + me * nbytes, nbytes) }
+            out.part(me * nbytes, nbytes)
+                .copy_from(source.part(me * nbytes, nbytes))
         };
         if overlaps {
             own();
@@ -522,34 +444,28 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         // Staged, the post keeps the layout of the source, without block `me`, which nobody else
         // reads (a quarter of the copy at 4 PEs), and without the blocks written straight into
         // the destinations of the members that had posted (`push`).
-        let push = stage && nbytes >= PUSH_FROM && n <= 64 && c.all_mapped(dest as usize, total);
-        let src = source as usize;
+        let push = stage && nbytes >= PUSH_FROM && n <= 64 && c.all_mapped(dest.addr(), total);
         p.post_pushing(
             total,
             stage,
             |p, s| {
                 if !push {
+                    // The blocks before ours and after it.
                     let after = (me + 1) * nbytes;
-                    // SAFETY: the scratch buffer holds `total` bytes (in two copies: the blocks
-                    // before ours and after it).
-                    unsafe {
-                        copy(s as usize, src, me * nbytes);
-                        copy(s as usize + after, src + after, total - after);
-                    }
+                    s.copy_from(source.part(0, me * nbytes));
+                    s.after(after).copy_from(source.after(after));
                     return 0;
                 }
                 let mut pushed = 0u64;
                 for i in stagger(me, n).skip(1) {
-                    let (from, at) = (src + i * nbytes, i * nbytes);
+                    let (from, at) = (source.part(i * nbytes, nbytes), i * nbytes);
                     if p.posted(i) {
-                        let to = c.dest_of(dest as usize, total, i) + me * nbytes;
-                        // SAFETY: block `me` of member i's mapped destination, free since it
-                        // posted (it has entered the call and read all of its source).
-                        unsafe { copy(to, from, nbytes) };
+                        // Block `me` of member i's mapped destination, free since it posted (it
+                        // has entered the call and read all of its source).
+                        c.dest_of(dest, i).part(me * nbytes, nbytes).copy_from(from);
                         pushed |= 1 << i;
                     } else {
-                        // SAFETY: the scratch buffer holds `total` bytes.
-                        unsafe { copy(s as usize + at, from, nbytes) };
+                        s.part(at, nbytes).copy_from(from);
                     }
                 }
                 pushed
@@ -563,42 +479,37 @@ pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
             if got.pushed {
                 return;
             }
-            let to = out + i * nbytes;
-            // SAFETY: block `me` of member i's post of `total` bytes; block `i` of the result.
-            unsafe { copy_in(c, &got, source as usize, total, i, me * nbytes, to, nbytes) };
+            let to = out.part(i * nbytes, nbytes);
+            copy_in(c, &got, source.addr(), total, i, me * nbytes, to);
         });
         p.finish();
-        // SAFETY: the caller's `dest`; our readers have all acknowledged.
-        unsafe { result.store() };
+        // Our readers have all acknowledged.
+        result.store();
         return;
     }
-    // SAFETY: forwarded.
-    if unsafe { super::pairwise::alltoall(c, dest, source, nbytes) } {
+    if super::pairwise::alltoall(c, dest, source) {
         return;
     }
-    let mut result = Out::new(dest as usize, total, overlaps);
+    let mut result = Out::new(dest, overlaps);
     let out = result.base();
     c.enter();
-    for i in stagger(me, n) {
-        let to = (out + i * nbytes) as *mut u8;
-        // SAFETY: as in `fcollect`; block `me` lies in the checked range.
-        unsafe { c.fetch("source", i, source as usize, total, me * nbytes, to, nbytes) };
-    }
-    c.complete();
+    c.fetching(|f| {
+        for i in stagger(me, n) {
+            let to = out.part(i * nbytes, nbytes);
+            f.fetch("source", i, source.addr(), total, me * nbytes, to);
+        }
+    });
     c.leave();
-    // SAFETY: the caller's `dest`; past the closing barrier nobody reads our source any more.
-    unsafe { result.store() };
+    // Past the closing barrier nobody reads our source any more.
+    result.store();
 }
 
-/// `alltoalls`: as `alltoall` with elements `dst` and `sst` elements apart.
-///
-/// # Safety
-/// `dest` must be writable for every element written; `source` must be symmetric over every
-/// element read.
-pub unsafe fn alltoalls<T: Copy>(
+/// `alltoalls`: as `alltoall` with elements `dst` and `sst` elements apart; `dest` and `source`
+/// (symmetric) span every element written and read.
+pub fn alltoalls<T: Plain>(
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
+    dest: Dst<'_>,
+    source: Src<'_>,
     dst: usize,
     sst: usize,
     nelems: usize,
@@ -621,43 +532,42 @@ pub unsafe fn alltoalls<T: Copy>(
     } else {
         0
     };
-    let overlaps = ranges_overlap(dest as usize, dspan, source as usize, span);
+    let (dest, source) = (dest.part(0, dspan), source.part(0, span));
+    let overlaps = ranges_overlap(dest.addr(), dspan, source.addr(), span);
     // 16-byte words: aligned for every element type.
     let mut aside = Vec::<u128>::new();
-    let mut gather_aside = || {
-        aside = vec![0u128; packed.div_ceil(16)];
-        (aside.as_mut_ptr().cast::<T>(), 1)
-    };
     let p = if staged(packed) {
         Posting::begin(c)
     } else {
-        posting(c, span, source.cast())
+        posting(c, span, source)
     };
     if let Some(mut p) = p {
-        check_source(c, source.cast(), span);
+        check_source(c, source);
         let stage = staged(packed);
-        let (out, ostride) = if overlaps && !stage {
-            gather_aside()
+        let gather = overlaps && !stage;
+        if gather {
+            aside = vec![0u128; packed.div_ceil(16)];
+        }
+        let (out, ostride) = if gather {
+            (Dst::of(&mut aside[..]).part(0, packed), 1)
         } else {
-            (dest, dst)
+            (dest, dst as isize)
         };
+        let sst = sst as isize;
         p.post(
             if stage { packed } else { span },
             stage,
             |s| {
-                let (s, after) = (s.cast::<T>(), (me + 1) * nelems);
-                // SAFETY: the scratch buffer holds `n * nelems` elements; every element read lies
-                // in the checked source span.
-                unsafe {
-                    shm::copy_strided(s, 1, source, sst as isize, me * nelems);
-                    shm::copy_strided(
-                        s.wrapping_add(after),
-                        1,
-                        source.wrapping_add(after * sst),
-                        sst as isize,
-                        (n - me - 1) * nelems,
-                    );
-                }
+                let after = (me + 1) * nelems;
+                s.copy_strided_from::<T>(0, 1, source, 0, sst, me * nelems);
+                s.copy_strided_from::<T>(
+                    after * sz,
+                    1,
+                    source,
+                    after * sst as usize * sz,
+                    sst,
+                    (n - me - 1) * nelems,
+                );
             },
             n - 1,
         );
@@ -671,65 +581,39 @@ pub unsafe fn alltoalls<T: Copy>(
                 }
                 continue;
             }
-            // SAFETY: the elements lie in the checked ranges and in the caller's `dest` (or the
-            // aside buffer).
-            let to = unsafe { out.add(i * nelems * ostride) };
+            let to = i * nelems * ostride as usize * sz;
+            let first = me * nelems * sst as usize * sz;
             if i == me {
-                // SAFETY: as above.
-                unsafe {
-                    shm::copy_strided(
-                        to,
-                        ostride as isize,
-                        source.add(me * nelems * sst),
-                        sst as isize,
-                        nelems,
-                    )
-                };
+                out.copy_strided_from::<T>(to, ostride, source, first, sst, nelems);
                 continue;
             }
             let got = p.wait(i);
             match got.staged {
-                // SAFETY: member i's packed block `me`, `nelems` elements.
-                Some(s) => unsafe {
-                    shm::copy_strided(
-                        to,
-                        ostride as isize,
-                        (s as *const T).add(me * nelems),
-                        1,
-                        nelems,
-                    )
-                },
+                // Member i's packed block `me`, `nelems` elements.
+                Some(s) => out.copy_strided_from::<T>(to, ostride, s, me * nelems * sz, 1, nelems),
                 None => {
-                    let first = me * nelems * sst * sz;
-                    let part = ((nelems - 1) * sst + 1) * sz;
-                    let view = c.peer("source", source as usize, span, i, (first, part));
-                    // SAFETY: the view holds member i's elements for us.
-                    unsafe {
-                        shm::copy_strided(
-                            to,
-                            ostride as isize,
-                            view.addr() as *const T,
-                            sst as isize,
-                            nelems,
-                        )
-                    }
+                    let part = ((nelems - 1) * sst as usize + 1) * sz;
+                    let view = c.peer("source", source.addr(), span, i, (first, part));
+                    out.copy_strided_from::<T>(to, ostride, view.src(), 0, sst, nelems)
                 }
             }
             p.ack(i);
         }
         p.finish();
-        // SAFETY: `dest` holds the strided elements; our readers have all acknowledged.
-        unsafe { store_aside(dest, dst, out, ostride, n * nelems) };
+        // Our readers have all acknowledged.
+        store_aside::<T>(dest, dst, gather.then_some(&aside[..]), n * nelems);
         return;
     }
-    // SAFETY: forwarded.
-    if unsafe { super::pairwise::alltoalls(c, dest, source, dst, sst, nelems) } {
+    if super::pairwise::alltoalls::<T>(c, dest, source, dst, sst, nelems) {
         return;
+    }
+    if overlaps {
+        aside = vec![0u128; packed.div_ceil(16)];
     }
     let (out, ostride) = if overlaps {
-        gather_aside()
+        (Dst::of(&mut aside[..]).part(0, packed), 1)
     } else {
-        (dest, dst)
+        (dest, dst as isize)
     };
     c.enter();
     if nelems > 0 {
@@ -737,69 +621,44 @@ pub unsafe fn alltoalls<T: Copy>(
         let first = me * nelems * sst * sz;
         let part = ((nelems - 1) * sst + 1) * sz;
         for i in stagger(me, n) {
-            let view = c.peer("source", source as usize, span, i, (first, part));
-            // SAFETY: the elements lie in pe i's checked range, and in the caller's `dest` (or
-            // the aside buffer).
-            unsafe {
-                shm::copy_strided(
-                    out.add(i * nelems * ostride),
-                    ostride as isize,
-                    view.addr() as *const T,
-                    sst as isize,
-                    nelems,
-                )
-            };
+            let view = c.peer("source", source.addr(), span, i, (first, part));
+            let to = i * nelems * ostride as usize * sz;
+            out.copy_strided_from::<T>(to, ostride, view.src(), 0, sst as isize, nelems);
         }
     }
     c.leave();
-    // SAFETY: as above; past the closing barrier nobody reads our source any more.
-    unsafe { store_aside(dest, dst, out, ostride, n * nelems) };
+    // Past the closing barrier nobody reads our source any more.
+    store_aside::<T>(dest, dst, overlaps.then_some(&aside[..]), n * nelems);
 }
 
-/// Stores `count` packed elements gathered aside at `out` into `dest`, `dst` elements apart;
-/// nothing if `out` is `dest` itself (nothing was gathered aside).
-///
-/// # Safety
-/// `out` must hold `count` elements and `dest` be writable for them at stride `dst`.
-unsafe fn store_aside<T: Copy>(
-    dest: *mut T,
-    dst: usize,
-    out: *mut T,
-    ostride: usize,
-    count: usize,
-) {
-    if out != dest {
-        debug_assert_eq!(ostride, 1);
-        // SAFETY: guaranteed by the caller.
-        unsafe { shm::copy_strided(dest, dst as isize, out, 1, count) };
+/// Stores `count` packed elements gathered `aside` into `dest`, `dst` elements apart; nothing if
+/// none were gathered aside.
+fn store_aside<T: Plain>(dest: Dst<'_>, dst: usize, aside: Option<&[u128]>, count: usize) {
+    if let Some(aside) = aside {
+        dest.copy_strided_from::<T>(0, dst as isize, Src::of(aside), 0, 1, count);
     }
 }
 
-/// Combines the sources of members `0..count` into `dest` (`zero` if `count` is 0); in a `scan`
-/// member `i` reads members `0..=i` or `0..i`, in a reduction every member.
-///
-/// # Safety
-/// `dest` must be writable for `n` elements; `source` must be symmetric over `n` elements.
-#[allow(clippy::too_many_arguments)]
-unsafe fn fold<T: Copy>(
+/// Combines the sources of members `0..count` into `dest` (zeros if `count` is 0); in a `scan`
+/// member `i` reads members `0..=i` or `0..i`, in a reduction every member. `dest` and `source`
+/// (symmetric) are as long, a whole number of elements.
+fn fold<T: Plain>(
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
+    dest: Dst<'_>,
+    source: Src<'_>,
     count: usize,
     scan: bool,
-    zero: T,
     combine: Combine<T>,
 ) {
-    let len = n * size_of::<T>();
-    if let Some(mut p) = posting(c, len, source.cast()) {
-        check_source(c, source.cast(), len);
+    let len = source.len();
+    let dest = dest.part(0, len);
+    if let Some(mut p) = posting(c, len, source) {
+        check_source(c, source);
         let stage = staged(len);
-        // SAFETY: the scratch buffer holds `len` when staged.
         p.post(
             len,
             stage,
-            |s| unsafe { copy(s as usize, source as usize, len) },
+            |s| s.copy_from(source),
             // Every other member reads a reduction's contributions, the later members a scan's.
             if scan {
                 c.size() - 1 - c.me()
@@ -809,153 +668,99 @@ unsafe fn fold<T: Copy>(
         );
         // Staged, this member's own contribution is read from its scratch buffer: the destination
         // may overlap the source. Otherwise the others read the source: build the result aside.
-        let aside = !stage && overlap(dest as usize, source as usize, len);
-        let mut tmp: Vec<T> = Vec::new();
-        let acc = if aside {
-            tmp = vec![zero; n];
-            tmp.as_mut_ptr()
-        } else {
-            dest
-        };
-        if n > 0 && count == 0 {
-            for k in 0..n {
-                // SAFETY: `acc` holds `n` elements.
-                unsafe { acc.add(k).write(zero) };
-            }
+        let aside = !stage && overlap(dest.addr(), source.addr(), len);
+        let mut out = Out::new(dest, aside);
+        let acc = out.base();
+        if count == 0 {
+            acc.zero();
         }
         for i in 0..count {
             let got = (i != c.me()).then(|| p.wait(i));
+            let view;
             let src = match (&got, stage) {
                 (Some(g), _) => match g.staged {
                     Some(s) => s,
-                    None => c.peer("source", source as usize, len, i, (0, len)).addr(),
+                    None => {
+                        view = c.peer("source", source.addr(), len, i, (0, len));
+                        view.src()
+                    }
                 },
                 (None, true) => p.own_scratch(),
-                (None, false) => source as usize,
+                (None, false) => source,
             };
-            if n > 0 {
-                if i == 0 {
-                    // SAFETY: `src` holds `len` bytes; `acc` holds `n` elements.
-                    unsafe { copy(acc as usize, src, len) };
-                } else {
-                    // SAFETY: as above.
-                    unsafe { combine(acc, src as *const T, n) };
-                }
+            if len > 0 {
+                fold_in(combine, acc, src, i == 0);
             }
             if got.is_some() {
                 p.ack(i);
             }
         }
         p.finish();
-        if aside {
-            // SAFETY: `dest` holds `n` elements; nobody reads our source any more.
-            unsafe { copy(dest as usize, acc as usize, len) };
-        }
-        drop(tmp);
+        // Nobody reads our source any more.
+        out.store();
         return;
     }
-    let aside = overlap(dest as usize, source as usize, len);
-    let mut tmp: Vec<T> = Vec::new();
-    let acc = if aside {
-        tmp = vec![zero; n];
-        tmp.as_mut_ptr()
-    } else {
-        dest
-    };
+    let mut out = Out::new(dest, overlap(dest.addr(), source.addr(), len));
+    let acc = out.base();
     c.enter();
-    if n > 0 {
+    if let Some(per) = FOLD_WINDOW.checked_div(len) {
         if count == 0 {
-            for k in 0..n {
-                // SAFETY: `acc` holds `n` elements.
-                unsafe { acc.add(k).write(zero) };
-            }
+            acc.zero();
         }
         // Up to `FOLD_WINDOW` bytes of sources in flight at once, combined in member order. 16-byte
         // words: every slot (a multiple of the element size apart) is aligned for every type.
-        let window = (FOLD_WINDOW / len).clamp(1, count.max(1));
+        let window = per.clamp(1, count.max(1));
         let mut fetched = vec![0u128; (window * len).div_ceil(16)];
-        let slots = fetched.as_mut_ptr().cast::<u8>();
+        let slots = Dst::of(&mut fetched[..]);
         for first in (0..count).step_by(window) {
             let last = (first + window).min(count);
-            for i in first..last {
-                // SAFETY: slot `i - first` of `fetched` holds `len` bytes, read after the quiet.
-                let to = unsafe { slots.add((i - first) * len) };
-                // SAFETY: as above; member i's source is checked for `len` bytes.
-                unsafe { c.fetch("source", i, source as usize, len, 0, to, len) };
-            }
-            c.complete();
-            for i in first..last {
-                // SAFETY: slot `i - first` holds member i's `n` elements now.
-                let src: *const T = unsafe { slots.add((i - first) * len) }.cast();
-                if i == 0 {
-                    // SAFETY: `src` holds `len` bytes; `acc` holds `n` elements.
-                    unsafe { copy(acc as usize, src as usize, len) };
-                } else {
-                    // SAFETY: as above.
-                    unsafe { combine(acc, src, n) };
+            c.fetching(|f| {
+                for i in first..last {
+                    let to = slots.part((i - first) * len, len);
+                    f.fetch("source", i, source.addr(), len, 0, to);
                 }
+            });
+            for i in first..last {
+                let src = slots.src().part((i - first) * len, len);
+                fold_in(combine, acc, src, i == 0);
             }
         }
     }
     c.leave();
-    if aside {
-        // SAFETY: `dest` holds `n` elements; nobody reads our source any more.
-        unsafe { copy(dest as usize, acc as usize, len) };
-    }
-    drop(tmp);
+    // Nobody reads our source any more.
+    out.store();
 }
 
-/// Reduction: every member's `dest` gets the combination of all members' sources. On one node
-/// (or with `SHMEM_NODE_AWARE=0`) in member order; on several nodes in the fixed order of
-/// [`super::ring`] (large) or [`super::tree`] (small), the same on every member.
-///
-/// # Safety
-/// As `fold`.
-pub unsafe fn reduce<T: Copy>(
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
-    zero: T,
-    combine: Combine<T>,
-) {
-    // SAFETY: forwarded.
-    if unsafe { super::ring::reduce(c, dest, source, n, combine) } {
+/// Reduction: every member's `dest` gets the combination of all members' sources (symmetric; as
+/// long as `dest`). On one node (or with `SHMEM_NODE_AWARE=0`) in member order; on several nodes in
+/// the fixed order of [`super::ring`] (large) or [`super::tree`] (small), the same on every member.
+pub fn reduce<T: Plain>(c: &Coll, dest: Dst<'_>, source: Src<'_>, combine: Combine<T>) {
+    if super::ring::reduce(c, dest, source, combine) {
         return;
     }
-    // SAFETY: forwarded.
-    if unsafe { super::tree::reduce(c, dest, source, n, combine) } {
+    if super::tree::reduce(c, dest, source, combine) {
         return;
     }
-    if c.chunked(dest as usize, n * size_of::<T>()) {
-        // SAFETY: forwarded; `dest` is symmetric (checked by `split`).
-        return unsafe { split::reduce(c, dest, source, n, zero, combine) };
+    if c.chunked(dest.addr(), source.len()) {
+        return split::reduce(c, dest, source, combine);
     }
-    // SAFETY: forwarded.
-    unsafe { fold(c, dest, source, n, c.size(), false, zero, combine) }
+    fold(c, dest, source, c.size(), false, combine)
 }
 
 /// Scan: member `i`'s `dest` gets the combination of the sources of members `0..=i` (inclusive)
-/// or `0..i` (exclusive; `zero` on member 0). On several nodes that each hold a run of
+/// or `0..i` (exclusive; zeros on member 0). On several nodes that each hold a run of
 /// consecutive members, along the leaders' tree of [`super::tree::scan`]; otherwise in member
 /// order.
-///
-/// # Safety
-/// As `fold`.
-pub unsafe fn scan<T: Copy>(
+pub fn scan<T: Plain>(
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
+    dest: Dst<'_>,
+    source: Src<'_>,
     inclusive: bool,
-    zero: T,
     combine: Combine<T>,
 ) {
-    // SAFETY: forwarded.
-    if unsafe { super::tree::scan(c, dest, source, n, inclusive, zero, combine) } {
+    if super::tree::scan(c, dest, source, inclusive, combine) {
         return;
     }
     let count = c.me() + usize::from(inclusive);
-    // SAFETY: forwarded.
-    unsafe { fold(c, dest, source, n, count, true, zero, combine) }
+    fold(c, dest, source, count, true, combine)
 }

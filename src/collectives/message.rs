@@ -34,13 +34,15 @@
 //! Invariants: a member sends a call's message only from inside that call, and returns from the
 //! call only once the send is complete; it takes only the messages of the call it is in; every
 //! message sent is taken (by a member of the same call, which every member makes), so none is left
-//! at a finalize.
+//! at a finalize. A message goes from and into checked ranges ([`Src`], [`Dst`]).
+#![deny(unsafe_code)]
 
 use super::node::Sig;
 use super::{Coll, Sync, posted};
 use crate::runtime::counters::{self, Kind};
 use crate::runtime::departure;
 use crate::runtime::handle;
+use crate::transport::shm::{Dst, Src};
 use crate::transport::{self, Arrival, MessageLimits, Remote};
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
@@ -160,7 +162,7 @@ fn window(run: u64, nbytes: usize, limits: &MessageLimits) -> (bool, u64) {
 pub struct Incoming<'b> {
     pub from: usize,
     pub step: u64,
-    pub into: &'b mut [u8],
+    pub into: Dst<'b>,
 }
 
 /// The messages of one call among the node leaders.
@@ -231,7 +233,7 @@ impl<'a> Messages<'a> {
 
     /// Sends member `i` the message of step `step`: `bytes`, which may be reused on return. A
     /// large one may wait for `i` to post its receive (in its call), ending the job if `i` left.
-    pub fn send(&self, i: usize, step: u64, bytes: &[u8]) {
+    pub fn send(&self, i: usize, step: u64, bytes: Src<'_>) {
         let pe = self.c.g.members.world(i);
         counters::moved(Kind::Put, 1, bytes.len() as u64);
         let fail = |e: transport::Error| -> ! {
@@ -267,14 +269,14 @@ impl<'a> Messages<'a> {
     /// Waits for the message of step `step` from member `i` and takes it into `into`, which must
     /// be its length (every member of a call passes the same sizes; a message of another length
     /// ends the job with both lengths).
-    pub fn receive(&self, i: usize, step: u64, into: &mut [u8]) {
+    pub fn receive(&self, i: usize, step: u64, into: Dst<'_>) {
         self.receive_after(i, step, into, || ());
     }
 
     /// As [`Messages::receive`], running `meanwhile` after the receive is posted and before the
     /// wait: what makes the sender send (a handshake's word, this leader's own message of an
     /// exchange), so that the message finds its buffer waiting.
-    pub fn receive_after(&self, i: usize, step: u64, into: &mut [u8], meanwhile: impl FnOnce()) {
+    pub fn receive_after(&self, i: usize, step: u64, into: Dst<'_>, meanwhile: impl FnOnce()) {
         let len = into.len();
         match self.arrive(i, step, into, meanwhile) {
             Arrival::In(n) if n == len => {}
@@ -288,7 +290,7 @@ impl<'a> Messages<'a> {
         &self,
         i: usize,
         step: u64,
-        into: &mut [u8],
+        into: Dst<'_>,
         meanwhile: impl FnOnce(),
     ) -> usize {
         let len = into.len();
@@ -308,9 +310,9 @@ impl<'a> Messages<'a> {
             .iter()
             .map(|inc| (inc.from, inc.step, inc.into.len()))
             .collect();
-        let mut posts: Vec<(u64, &mut [u8])> = incoming
-            .iter_mut()
-            .map(|inc| (self.tag(inc.step), &mut *inc.into))
+        let mut posts: Vec<(u64, Dst<'_>)> = incoming
+            .iter()
+            .map(|inc| (self.tag(inc.step), inc.into))
             .collect();
         let wait = |test: &mut dyn FnMut(usize) -> transport::Result<Arrival>| {
             meanwhile();
@@ -328,7 +330,7 @@ impl<'a> Messages<'a> {
 
     /// Posts the receive of member `i`'s message of step `step` into `into`, runs `meanwhile`, and
     /// waits for the message; ends the job on the network's errors.
-    fn arrive(&self, i: usize, step: u64, into: &mut [u8], meanwhile: impl FnOnce()) -> Arrival {
+    fn arrive(&self, i: usize, step: u64, into: Dst<'_>, meanwhile: impl FnOnce()) -> Arrival {
         let wait = |test: &mut dyn FnMut() -> transport::Result<Arrival>| {
             meanwhile();
             self.await_arrival(i, step, test)

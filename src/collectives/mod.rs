@@ -25,6 +25,11 @@
 //! and, on nodes of several members, no message is over 128 KiB.
 //! Reductions and scans across nodes combine in one fixed order (members in member order within a
 //! node, then the nodes' partial results along the tree or in node order), the same in every run.
+//!
+//! This layer denies `unsafe_code`: the algorithms reach memory through checked ranges
+//! (`transport::shm::{Src, Dst}`), the World's mappings and the control block's typed words; the
+//! C caller's pointers become ranges in `ops::ffi`.
+#![deny(unsafe_code)]
 
 pub mod agree;
 pub mod barrier;

@@ -21,53 +21,25 @@
 //! many signals each call sends. The active-set signals ([`signal`], [`wait_signal`]) live here,
 //! below the barriers of `collectives::barrier`, which re-exports them.
 
+#![deny(unsafe_code)]
 use super::posted;
 use super::{Group, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::{Seg, World};
-use crate::transport::shm::control::{CONTROL_SIZE, Control, Padded, SCRATCH_END, TEAM_SLOTS};
+use crate::transport::shm::control::{self, Control};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::mem::size_of;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Rounds of a binomial tree over the leaders: up to `2^TREE_ROUNDS` nodes.
-pub const TREE_ROUNDS: usize = 24;
-
-/// One team slot's node-aware words on one PE.
-#[repr(C)]
-pub struct TreeSync {
-    /// The last epoch in which this PE arrived at its node's leader (written by this PE only).
-    pub arrive: Padded,
-    /// The last epoch in which this PE's leader released it.
-    pub release: Padded,
-    /// `up[j]`: the last epoch in which this PE's tree child of round `j` reported (always the
-    /// leader `j` places after this one, `2^j` ahead modulo the number of leaders, whatever the
-    /// root: see `collectives::tree`).
-    pub up: [Padded; TREE_ROUNDS],
-    /// The last epoch in which this PE's tree parent delivered the data.
-    pub down: Padded,
-}
-
-/// Where the node-aware words start in the control block: its end, past every field of
-/// [`Control`] and the collectives' scratch buffers.
-const TREE_AT: usize = (CONTROL_SIZE - size_of::<[TreeSync; TEAM_SLOTS]>()) & !63;
-
-const _: () = assert!(size_of::<Control>() <= TREE_AT);
-const _: () = assert!(SCRATCH_END <= TREE_AT);
+pub use crate::transport::shm::control::{TREE_ROUNDS, TreeSync};
 
 /// The node-aware words of team slot `slot` in the control block `c`.
 fn words(c: &Control, slot: usize) -> &TreeSync {
-    let area = (c as *const Control as usize + TREE_AT) as *const [TreeSync; TEAM_SLOTS];
-    // SAFETY: every `Control` reference comes from `control::at` on a live heap mapping of at
-    // least CONTROL_SIZE bytes (zero-filled at creation, kept for the life of the process), and
-    // `TREE_AT` plus the area fits in it (checked above); the words are atomics, valid for any bit
-    // pattern, and 64-byte aligned like the page-aligned base.
-    unsafe { &(*area)[slot] }
+    control::tree_words(c, slot)
 }
 
 /// The leaders of a group whose members are on more than one node.
@@ -525,11 +497,5 @@ mod tests {
         assert!(runs(&cyclic, 0, 2, 3));
         assert!(runs(&cyclic, 1, 2, 3));
         assert!(runs(&cyclic, 0, 1, 3));
-    }
-
-    #[test]
-    fn words_fit_after_the_control_fields() {
-        assert!(TREE_AT + size_of::<[TreeSync; TEAM_SLOTS]>() <= CONTROL_SIZE);
-        assert_eq!(TREE_AT % 64, 0);
     }
 }

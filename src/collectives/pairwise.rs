@@ -29,7 +29,9 @@
 //! every block they expect is in their destinations, so no leader is more than one call ahead of
 //! another's messages, and what waits at a slow leader is at most two calls' messages of up to
 //! the rendezvous threshold from each other leader. The step names the sending node, so a group
-//! takes this path on up to [`message::STEPS`] nodes.
+//! takes this path on up to [`message::STEPS`] nodes. Memory is reached through checked ranges
+//! ([`Src`], [`Dst`]) alone.
+#![deny(unsafe_code)]
 
 use super::Coll;
 use super::call::ranges_overlap;
@@ -37,10 +39,9 @@ use super::message::{self, Incoming, Messages};
 use super::node::{self, Layout, Sig, Word};
 use super::scratch::Scratch;
 use crate::runtime::world::Target;
-use crate::transport::shm;
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::mem::size_of;
 use std::rc::Rc;
-use std::slice;
 
 /// The most a leader sends, and receives, in one call: the blocks its node's members send the
 /// members of every other node. What a leader receives in place of its destination (in place,
@@ -97,15 +98,15 @@ fn plan(c: &Coll, nbytes: usize) -> Option<(Rc<Layout>, Vec<Vec<usize>>)> {
     (packed && most.saturating_mul(nbytes) <= PER_CALL).then_some((l, nodes))
 }
 
-/// Where member `i` of this PE's node has the symmetric range `addr..addr+len` in this process (the
+/// Member `i` of this PE's node's copy of the symmetric range `addr..addr+len`, mapped here (the
 /// error names `what` if the range is not symmetric).
-fn on_node(c: &Coll, what: &str, addr: usize, len: usize, i: usize) -> usize {
+fn on_node(c: &Coll, what: &str, addr: usize, len: usize, i: usize) -> Dst<'static> {
     let pe = c.g.members.world(i);
     if pe == c.w.me {
-        return c.w.local(c.call, what, addr, len);
+        return c.w.own(c.call, what, addr, len);
     }
     match c.w.rma_target(c.call, what, addr, len, pe) {
-        Target::Mapped(base) => base.addr(),
+        Target::Mapped(base) => base,
         Target::Net(..) => unreachable!("PE {pe} is on this PE's node and maps its memory here"),
     }
 }
@@ -121,44 +122,32 @@ fn run(members: &[usize]) -> Option<usize> {
 }
 
 /// `alltoall` by messages if the group takes this path ([`plan`]): block `me` of member `i`'s
-/// source into block `i` of this member's `dest`. Whether it did.
-///
-/// # Safety
-/// `dest` must be writable for `size * nbytes` on this PE; `source` must be readable for as much.
-pub unsafe fn alltoall(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+/// source into block `i` of this member's `dest` (as long as `source`). Whether it did.
+pub fn alltoall(c: &Coll, dest: Dst<'_>, source: Src<'_>) -> bool {
     let b = Blocks {
-        nelems: nbytes,
+        nelems: source.len() / c.g.members.size,
         sst: 1,
         dst: 1,
     };
-    // SAFETY: forwarded.
-    unsafe { exchange(c, dest, source, &b) }
+    exchange::<u8>(c, dest, source, &b)
 }
 
 /// `alltoalls` by messages if the group takes this path ([`plan`]): as [`alltoall`], the elements
-/// `sst` apart in `source` and `dst` apart in `dest`. Whether it did.
-///
-/// # Safety
-/// `dest` must be writable for every element written; `source` must be readable for every element
-/// read.
-pub unsafe fn alltoalls<T: Copy>(
+/// `sst` apart in `source` and `dst` apart in `dest` (each spanning its elements). Whether it did.
+pub fn alltoalls<T: Plain>(
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
+    dest: Dst<'_>,
+    source: Src<'_>,
     dst: usize,
     sst: usize,
     nelems: usize,
 ) -> bool {
     let b = Blocks { nelems, sst, dst };
-    // SAFETY: forwarded.
-    unsafe { exchange(c, dest, source, &b) }
+    exchange::<T>(c, dest, source, &b)
 }
 
 /// The exchange of [`alltoall`] and [`alltoalls`].
-///
-/// # Safety
-/// As [`alltoalls`].
-unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks) -> bool {
+fn exchange<T: Plain>(c: &Coll, dest: Dst<'_>, source: Src<'_>, b: &Blocks) -> bool {
     let sz = size_of::<T>();
     let nbytes = b.nelems * sz;
     let Some((l, nodes)) = plan(c, nbytes) else {
@@ -172,72 +161,52 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
         return true;
     }
     let mine = &nodes[l.node];
-    // Each member of the node: where its source and its destination are in this process.
-    let sources: Vec<*const T> = mine
+    // Each member of the node: its source and its destination, in this process.
+    let sources: Vec<Src<'_>> = mine
         .iter()
-        .map(|&a| on_node(c, "source", source as usize, sspan, a) as *const T)
+        .map(|&a| on_node(c, "source", source.addr(), sspan, a).src())
         .collect();
-    let dests: Vec<*mut T> = mine
+    let dests: Vec<Dst<'_>> = mine
         .iter()
         .map(|&a| {
             if m.world(a) == c.w.me {
-                dest
+                dest.part(0, dspan)
             } else {
-                on_node(c, "dest", dest as usize, dspan, a) as *mut T
+                on_node(c, "dest", dest.addr(), dspan, a)
             }
         })
         .collect();
-    // Block `blk` of a source at `from` into `to` (packed), and back out of a packed `from` into
-    // block `blk` of a destination at `to`.
-    let pack = |to: *mut T, from: *const T, blk: usize| {
-        // SAFETY: the block lies in the member's checked source; `to` holds `nelems` elements.
-        unsafe {
-            shm::copy_strided(
-                to,
-                1,
-                from.add(blk * b.nelems * b.sst),
-                b.sst as isize,
-                b.nelems,
-            )
-        };
+    let (sst, dst) = (b.sst as isize, b.dst as isize);
+    // Block `blk` of a source `from` into `to` (packed, from its start), and back out of a packed
+    // `from` into block `blk` of a destination `to`.
+    let pack = |to: Dst<'_>, from: Src<'_>, blk: usize| {
+        to.copy_strided_from::<T>(0, 1, from, blk * b.nelems * b.sst * sz, sst, b.nelems);
     };
-    let unpack = |to: *mut T, from: *const T, blk: usize| {
-        // SAFETY: the block lies in the member's destination; `from` holds `nelems` elements.
-        unsafe {
-            shm::copy_strided(
-                to.add(blk * b.nelems * b.dst),
-                b.dst as isize,
-                from,
-                1,
-                b.nelems,
-            )
-        };
+    let unpack = |to: Dst<'_>, from: Src<'_>, blk: usize| {
+        to.copy_strided_from::<T>(blk * b.nelems * b.dst * sz, dst, from, 0, 1, b.nelems);
     };
     let widest = nodes.iter().map(Vec::len).max().unwrap_or(1);
     // This node's blocks for one node at a time (at most the widest); kept by the thread, aligned
     // for every element type.
-    // SAFETY: bytes, any pattern valid.
-    let mut out = unsafe { Scratch::<u8>::new(mine.len() * widest * nbytes) };
-    let packed = out.bytes_mut().as_mut_ptr().cast::<T>();
+    let mut out = Scratch::<u8>::new(mine.len() * widest * nbytes);
+    let packed = Dst::of(&mut out[..]);
     // Node j's blocks into `out`: for each member of this node, its blocks for node j's members.
     let pack_for = |j: usize| {
         let mut at = 0;
         for &from in &sources {
             for &blk in &nodes[j] {
-                // SAFETY: `out` holds this node's blocks for the widest node.
-                pack(unsafe { packed.add(at) }, from, blk);
-                at += b.nelems;
+                pack(packed.after(at), from, blk);
+                at += nbytes;
             }
         }
     };
-    // Node j's blocks for this node, packed at `from`, into the members' destinations.
-    let unpack_from = |j: usize, from: *const T| {
+    // Node j's blocks for this node, packed in `from`, into the members' destinations.
+    let unpack_from = |j: usize, from: Src<'_>| {
         let mut at = 0;
         for &blk in &nodes[j] {
             for &to in &dests {
-                // SAFETY: `from` holds node j's blocks for this node, packed in this order.
-                unpack(to, unsafe { from.add(at) }, blk);
-                at += b.nelems;
+                unpack(to, from.after(at), blk);
+                at += nbytes;
             }
         }
     };
@@ -245,16 +214,15 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     // A lone member whose destination and source do not overlap takes another node's blocks
     // straight into its destination where they are one run of it (that node's members
     // consecutive, the elements packed): they may land there while it still reads its source.
-    let apart = !ranges_overlap(dest as usize, dspan, source as usize, sspan);
+    let apart = !ranges_overlap(dest.addr(), dspan, source.addr(), sspan);
     let direct = |j: usize| run(&nodes[j]).filter(|_| mine.len() == 1 && b.dst == 1 && apart);
     // The others' blocks into `inbox`, node after node.
     let boxed: usize = (0..leaders)
         .filter(|&j| j != l.node && direct(j).is_none())
         .map(|j| nodes[j].len() * mine.len() * nbytes)
         .sum();
-    // SAFETY: as `out`.
-    let mut inbox = unsafe { Scratch::<u8>::new(boxed) };
-    let boxes = inbox.bytes_mut().as_mut_ptr();
+    let mut inbox = Scratch::<u8>::new(boxed);
+    let boxes = Dst::of(&mut inbox[..]);
     let mut unboxed = Vec::new();
     let mut incoming = Vec::with_capacity(leaders - 1);
     let mut at = 0;
@@ -262,21 +230,20 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     for j in (1..leaders).map(|k| (l.node + leaders - k) % leaders) {
         let len = nodes[j].len() * mine.len() * nbytes;
         let into = match direct(j) {
-            // SAFETY: node j's blocks of this PE's destination, one run of it, apart from its
-            // source; nothing else reads or writes it during the call.
-            Some(first) => unsafe { dest.add(first * b.nelems).cast::<u8>() },
+            // Node j's blocks of this PE's destination, one run of it, apart from its source;
+            // nothing else reads or writes it during the call.
+            Some(first) => dests[0].part(first * nbytes, len),
             None => {
                 unboxed.push((j, at));
                 at += len;
-                // SAFETY: `len` bytes of `inbox` from `at - len`, node j's alone.
-                unsafe { boxes.add(at - len) }
+                // Node j's alone.
+                boxes.part(at - len, len)
             }
         };
         incoming.push(Incoming {
             from: l.leaders[j],
             step: j as u64,
-            // SAFETY: as above; the slices do not overlap each other.
-            into: unsafe { slice::from_raw_parts_mut(into, len) },
+            into,
         });
     }
     // Posts the receives, sends this node's blocks to each other node, then waits for the rest.
@@ -285,16 +252,15 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
         for j in (1..leaders).map(|k| (l.node + k) % leaders) {
             let len = mine.len() * nodes[j].len() * nbytes;
             let bytes = match run(&nodes[j]) {
-                // SAFETY: node j's blocks of this PE's source, one run of it (a single member
-                // here, node j's members consecutive, the elements packed), not written while it
-                // lives (a destination that overlaps it takes nothing before the sends are done).
-                Some(first) if mine.len() == 1 && b.sst == 1 => unsafe {
-                    slice::from_raw_parts(sources[0].add(first * b.nelems).cast::<u8>(), len)
-                },
+                // Node j's blocks of this PE's source, one run of it (a single member here, node
+                // j's members consecutive, the elements packed), not written meanwhile (a
+                // destination that overlaps it takes nothing before the sends are done).
+                Some(first) if mine.len() == 1 && b.sst == 1 => {
+                    sources[0].part(first * nbytes, len)
+                }
                 _ => {
                     pack_for(j);
-                    // SAFETY: the packed blocks, not written while the slice lives.
-                    unsafe { slice::from_raw_parts(packed.cast::<u8>(), len) }
+                    packed.src().part(0, len)
                 }
             };
             msg.send(l.leaders[j], l.node as u64, bytes);
@@ -304,10 +270,10 @@ unsafe fn exchange<T: Copy>(c: &Coll, dest: *mut T, source: *const T, b: &Blocks
     // This node's own blocks: all read before any destination is written (only a destination apart
     // from every source took blocks in place), as `dest` may overlap `source`.
     pack_for(l.node);
-    unpack_from(l.node, packed);
+    unpack_from(l.node, packed.src());
     for (j, at) in unboxed {
-        // SAFETY: node j's region of `inbox`, complete.
-        unpack_from(j, unsafe { boxes.add(at) }.cast::<T>());
+        // Node j's region of `inbox`, complete.
+        unpack_from(j, boxes.src().after(at));
     }
     shm::order();
     for &i in &l.locals {

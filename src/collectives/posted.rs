@@ -26,17 +26,17 @@
 //! contribution until every announced reader has acknowledged it, so a reader that sees its tag
 //! reads that call's data; a post's bit in `Posts::free` is set only while every read announced
 //! for it is acknowledged (the owner clears it as it announces new reads, before any look).
+#![deny(unsafe_code)]
 
 use super::{Coll, Sync};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::runtime::team::Members;
 use crate::runtime::world::{Seg, World};
-use crate::transport::shm;
 use crate::transport::shm::control::{
-    self, ACKS_PER_LINE, CHUNK_BYTES, CHUNKS, Control, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES,
-    TEAM_SLOTS,
+    self, ACKS_PER_LINE, CHUNK_BYTES, CHUNKS, INLINE_BYTES, POSTS, Posts, SCRATCH_BYTES, TEAM_SLOTS,
 };
+use crate::transport::shm::{self, Dst, Mapping, Src};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -118,13 +118,14 @@ pub struct Posting<'c, 'w> {
     /// Whether this member's own contribution is read from its source (it waits for its readers).
     direct: bool,
     /// Where this member's own staged contribution is.
-    mine: usize,
+    mine: Dst<'static>,
 }
 
 /// What a member posted: where its contribution is readable here and how long it is.
 pub struct Contribution {
-    /// The address of the scratch buffer, or `None` if the reader reads the member's source.
-    pub staged: Option<usize>,
+    /// The contribution in the member's post or scratch area, or `None` if the reader reads the
+    /// member's source.
+    pub staged: Option<Src<'static>>,
     pub len: usize,
     /// The member wrote its part for this reader into the reader's destination itself.
     pub pushed: bool,
@@ -182,35 +183,57 @@ impl<'c, 'w> Posting<'c, 'w> {
             b: (seq % POSTS as u64) as usize,
             group,
             direct: false,
-            mine: 0,
+            mine: Dst::empty(),
         })
     }
 
+    /// Member (world PE) `pe`'s heap segment, mapped here (`mapped`, checked by `begin`).
+    fn heap_of(&self, pe: usize) -> Mapping {
+        match self.c.w.mapped(Seg::Heap, pe) {
+            Some(m) => m,
+            None => unreachable!("a posted call with PE {pe}'s heap not mapped"),
+        }
+    }
+
     fn posts_of(&self, pe: usize) -> &'static Posts {
-        // SAFETY: the heap segment of a member, mapped from connect to finalize (`mapped`).
-        let ctl: &'static Control = unsafe { control::at(self.c.w.mapped_base(Seg::Heap, pe)) };
+        let ctl = control::of(self.heap_of(pe));
         match self.c.g.sync {
             Sync::Team(slot) => &ctl.teams[slot].posts,
             Sync::ActiveSet => &ctl.aset_posts,
         }
     }
 
-    /// Scratch chunk `c` of member `i`.
-    fn scratch_of(&self, i: usize, c: usize) -> usize {
-        let pe = self.c.g.members.world(i);
-        control::scratch(self.c.w.mapped_base(Seg::Heap, pe), self.group, c)
+    /// Member `i`'s scratch area from chunk `c` to its end.
+    fn scratch_of(&self, i: usize, c: usize) -> Dst<'static> {
+        let at = control::scratch_at(self.group, c);
+        let heap = self.heap_of(self.c.g.members.world(i));
+        heap.at(at, (CHUNKS - c) * CHUNK_BYTES)
+            .expect("the scratch areas lie in the control block")
+    }
+
+    /// The inline bytes of post `post` of world PE `pe` (whose posts are `post`'s array).
+    fn inline_of(&self, pe: usize, post: &control::Post) -> Dst<'static> {
+        let heap = self.heap_of(pe);
+        heap.at(post.inline.as_ptr() as usize - heap.base(), INLINE_BYTES)
+            .expect("a post lies in the control block")
     }
 
     /// Where this member's own staged contribution is (after [`Posting::post`] with `stage`).
-    pub fn own_scratch(&self) -> usize {
-        self.mine
+    pub fn own_scratch(&self) -> Src<'static> {
+        self.mine.src()
     }
 
     /// Posts this member's contribution of `len` bytes for `readers` readers: if `stage`, written
     /// by `fill` (given the address) into the post itself or scratch chunks (`len <=
     /// SCRATCH_BYTES`), otherwise read from this member's source by the readers, and
     /// [`Posting::finish`] waits for them.
-    pub fn post(&mut self, len: usize, stage: bool, fill: impl FnOnce(*mut u8), readers: usize) {
+    pub fn post(
+        &mut self,
+        len: usize,
+        stage: bool,
+        fill: impl FnOnce(Dst<'static>),
+        readers: usize,
+    ) {
         self.post_pushing(
             len,
             stage,
@@ -231,7 +254,7 @@ impl<'c, 'w> Posting<'c, 'w> {
         &mut self,
         len: usize,
         stage: bool,
-        fill: impl FnOnce(&Self, *mut u8) -> u64,
+        fill: impl FnOnce(&Self, Dst<'static>) -> u64,
         readers: usize,
     ) {
         let mine = self.posts_of(self.c.w.me);
@@ -253,8 +276,8 @@ impl<'c, 'w> Posting<'c, 'w> {
             self.direct = true;
             len as u64 | DIRECT
         } else if len <= INLINE_BYTES {
-            self.mine = mine.post[b].inline.as_ptr() as usize;
-            pushed = fill(self, self.mine as *mut u8);
+            self.mine = self.inline_of(self.c.w.me, &mine.post[b]).part(0, len);
+            pushed = fill(self, self.mine);
             len as u64
         } else {
             debug_assert!(len <= SCRATCH_BYTES);
@@ -274,8 +297,8 @@ impl<'c, 'w> Posting<'c, 'w> {
                 mine.chunk_post[c].store(b as u64, Ordering::Relaxed);
                 mine.chunk_owed[c].store(owed, Ordering::Relaxed);
             }
-            self.mine = self.scratch_of(self.c.g.members.me, first);
-            pushed = fill(self, self.mine as *mut u8);
+            self.mine = self.scratch_of(self.c.g.members.me, first).part(0, len);
+            pushed = fill(self, self.mine);
             len as u64 | (first as u64 + 1) << WHERE
         };
         mine.post[b].meta.store(meta, Ordering::Relaxed);
@@ -392,15 +415,16 @@ impl<'c, 'w> Posting<'c, 'w> {
         let post = &self.posts_of(pe).post[self.b];
         let meta = post.meta.load(Ordering::Relaxed);
         let at = ((meta & !DIRECT) >> WHERE) as usize;
+        let len = (meta & LEN) as usize;
         Contribution {
             staged: (meta & DIRECT == 0).then(|| {
                 if at == 0 {
-                    post.inline.as_ptr() as usize
+                    self.inline_of(pe, post).src().part(0, len)
                 } else {
-                    self.scratch_of(i, at - 1)
+                    self.scratch_of(i, at - 1).src().part(0, len)
                 }
             }),
-            len: (meta & LEN) as usize,
+            len,
             pushed: post
                 .pushed
                 .load(Ordering::Relaxed)
@@ -519,8 +543,7 @@ mod tests {
 
     #[test]
     fn a_look_marks_the_free_posts_of_its_line_and_only_those() {
-        // SAFETY: `Posts` is all atomics, for which zero is a valid value.
-        let posts: Box<Posts> = unsafe { Box::new_zeroed().assume_init() };
+        let posts: Box<Posts> = control::zeroed_posts();
         let set = |a: &AtomicU64, v| a.store(v, Ordering::Relaxed);
         // Posts 8..16 (the second line): 9 and 11 still have a read to come, 12 has all three.
         for q in 8..16 {

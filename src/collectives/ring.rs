@@ -36,15 +36,16 @@
 //! after which nobody reads its source or writes its destination in this call. Every member
 //! decides to take this path from the call's arguments and the node table alone ([`takes`]), and
 //! every member starts the same three signal sets ([`Sig`]), leaders or not, so their epochs stay
-//! equal.
+//! equal. Memory is reached through checked ranges ([`Src`], [`Dst`]) alone.
+#![deny(unsafe_code)]
 
 use super::Coll;
-use super::call::Combine;
+use super::call::{Acc, Combine, fold_in};
 use super::message::{self, Doubling, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, Word};
 use super::scratch::Scratch;
 use super::split::{self, chunk};
-use crate::transport::shm;
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::mem::size_of;
 use std::rc::Rc;
 
@@ -77,155 +78,108 @@ fn signals<'a>(c: &Coll<'a>) -> [Sig<'a>; 3] {
     [0, 1, 2].map(|_| Sig::new(c.w, c.call, &c.g))
 }
 
-/// The leader's last step: `data` (`len` bytes, the result) into its node's members'
-/// destinations, then their release.
-///
-/// # Safety
-/// `data..data+len` readable; every local member arrived and `dest` is symmetric.
-unsafe fn release(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: *const u8, len: usize) {
+/// The leader's last step: `data` (the result) into its node's members' copies of the symmetric
+/// `dest`, then their release (every local member arrived).
+fn release(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: Src<'_>) {
     let m = &c.g.members;
-    for &i in &l.locals {
-        // SAFETY: the member arrived, so its destination is free; it is mapped (same node).
-        unsafe { split::write_to(c, i, dest, len, 0, data, len) };
-    }
-    shm::order();
+    split::writing(c, |w| {
+        for &i in &l.locals {
+            // The member arrived, so its destination is free; it is mapped (same node).
+            split::write_to(c, w, i, dest, data.len(), 0, data);
+        }
+    });
     for &i in &l.locals {
         s.tell(m.world(i), Word::Release);
     }
 }
 
-/// The leader's combination of its node's `source`s (`n` elements each), its members in member
-/// order: the same bits whatever the timing, since the order is the team's shape.
-///
-/// # Safety
-/// Every member of the node has arrived; `source` holds `n` elements on each; every bit pattern
-/// is a valid `T` (a reduction's element type).
-pub(super) unsafe fn node_partial<T: Copy>(
+/// The leader's combination of its node's `source`s (symmetric), its members in member order:
+/// the same bits whatever the timing, since the order is the team's shape. Every member of the
+/// node has arrived.
+pub(super) fn node_partial<T: Plain>(
     c: &Coll,
     l: &Layout,
-    source: *const T,
-    n: usize,
+    source: Src<'_>,
     combine: Combine<T>,
 ) -> Scratch<T> {
-    let len = n * size_of::<T>();
+    let len = source.len();
     let mut order = l.locals.clone();
     order.push(c.g.members.me);
     order.sort_unstable();
-    // SAFETY: `T` takes any bits (the caller's contract); the first source overwrites them all.
-    let mut partial = unsafe { Scratch::<T>::new(n) };
+    // The first source overwrites it all.
+    let mut partial = Scratch::<T>::new(len / size_of::<T>());
+    let acc = Dst::of(&mut partial[..]);
     for (k, &i) in order.iter().enumerate() {
-        let view = c.peer("source", source as usize, len, i, (0, len));
-        // SAFETY: the view holds `len` bytes of member i's source; `partial` holds `n` elements.
-        unsafe {
-            if k == 0 {
-                std::ptr::copy_nonoverlapping(view.addr() as *const T, partial.as_mut_ptr(), n)
-            } else {
-                combine(partial.as_mut_ptr(), view.addr() as *const T, n)
-            }
-        }
+        let view = c.peer("source", source.addr(), len, i, (0, len));
+        fold_in(combine, acc, view.src(), k == 0);
     }
     partial
 }
 
 /// A reduction over a group on several nodes by reduce-scatter and all-gather among the leaders
 /// (true), or false if another algorithm should run.
-///
-/// # Safety
-/// As `flat::reduce`.
-pub unsafe fn reduce<T: Copy>(
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
-    combine: Combine<T>,
-) -> bool {
+pub fn reduce<T: Plain>(c: &Coll, dest: Dst<'_>, source: Src<'_>, combine: Combine<T>) -> bool {
     let sz = size_of::<T>();
-    let len = n * sz;
-    let Some(l) = take(c, dest as usize, len, None) else {
+    let len = source.len();
+    let n = len / sz;
+    let Some(l) = take(c, dest.addr(), len, None) else {
         return false;
     };
+    let dest = dest.part(0, len);
     let [local, ready, done] = signals(c);
     let m = &c.g.members;
     if node::gather_at_leader(&local, &l, m) {
         return true;
     }
-    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let partial = unsafe { node_partial(c, &l, source, n, combine) };
-    // SAFETY: our destination holds `n` elements; our source (maybe the same) is read already.
-    unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr(), dest, n) };
+    // Every member of the node arrived.
+    let partial = node_partial(c, &l, source, combine);
+    // Our source (maybe the same) is read already.
+    dest.copy_from(Src::of(&partial[..]));
     shm::order();
     node::disseminate(&ready, &l, m);
     let nl = l.leaders.len();
     let (lo, hi) = chunk(n, nl, l.node);
     let w = hi - lo;
-    // parts[j]: leader j's partial of our chunk.
-    // SAFETY: `T` takes any bits (a reduction's type); every part is written before it is read.
-    let mut parts = unsafe { Scratch::<T>::new(w * nl) };
-    for j in 0..nl {
-        let to = parts[j * w..].as_mut_ptr();
-        if j == l.node {
-            // SAFETY: `partial[lo..hi]` and `parts[j]` hold `w` elements each.
-            unsafe { std::ptr::copy_nonoverlapping(partial.as_ptr().add(lo), to, w) };
-        } else {
-            // SAFETY: `parts[j]` holds `w` elements, read only after the quiet below; only we
-            // read chunk `lo..hi` of leader j's destination, where its partial is since `ready`.
-            unsafe {
-                c.fetch(
-                    "dest",
-                    l.leaders[j],
-                    dest as usize,
-                    len,
-                    lo * sz,
-                    to.cast(),
-                    w * sz,
-                )
-            };
+    // parts[j]: leader j's partial of our chunk; every part is written before it is read.
+    let mut parts = Scratch::<T>::new(w * nl);
+    let all = Dst::of(&mut parts[..]);
+    c.fetching(|f| {
+        for j in 0..nl {
+            let to = all.part(j * w * sz, w * sz);
+            if j == l.node {
+                to.copy_from(Src::of(&partial[lo..hi]));
+            } else {
+                // Only we read chunk `lo..hi` of leader j's destination, where its partial is
+                // since `ready`.
+                f.fetch("dest", l.leaders[j], dest.addr(), len, lo * sz, to);
+            }
         }
+    });
+    let first = all.part(0, w * sz);
+    for j in 1..nl {
+        combine(Acc::new(first), all.src().part(j * w * sz, w * sz));
     }
-    c.complete();
-    let (first, rest) = parts.split_at_mut(w);
-    for j in 0..nl - 1 {
-        // SAFETY: both hold `w` elements.
-        unsafe { combine(first.as_mut_ptr(), rest[j * w..].as_ptr(), w) };
-    }
-    for j in 0..nl {
-        // SAFETY: `first` lives until the quiet of `complete`; chunk `lo..hi` of every leader's
-        // destination is ours to write (its owner read it above).
-        unsafe {
-            split::write_to(
-                c,
-                l.leaders[j],
-                dest as usize,
-                len,
-                lo * sz,
-                first.as_ptr().cast(),
-                w * sz,
-            )
-        };
-    }
-    split::complete(c);
+    split::writing(c, |s| {
+        for j in 0..nl {
+            // Chunk `lo..hi` of every leader's destination is ours to write (its owner read it
+            // above); `first` lives until the scope ends.
+            split::write_to(c, s, l.leaders[j], dest.addr(), len, lo * sz, first.src());
+        }
+    });
     node::disseminate(&done, &l, m);
-    // SAFETY: our destination holds the whole result now.
-    unsafe { release(c, &local, &l, dest as usize, dest.cast(), len) };
+    // Our destination holds the whole result now.
+    release(c, &local, &l, dest.addr(), dest.src());
     true
 }
 
 /// A broadcast over a group on several nodes by scatter and all-gather among the leaders (true),
 /// or false if another algorithm should run.
-///
-/// # Safety
-/// As `flat::broadcast`.
-pub unsafe fn broadcast(
-    c: &Coll,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    root: usize,
-    to_root: bool,
-) -> bool {
-    let Some(l) = take(c, dest as usize, nbytes, Some(root)) else {
+pub fn broadcast(c: &Coll, dest: Dst<'_>, source: Src<'_>, root: usize, to_root: bool) -> bool {
+    let nbytes = source.len();
+    let Some(l) = take(c, dest.addr(), nbytes, Some(root)) else {
         return false;
     };
+    let dest = dest.part(0, nbytes);
     let [local, ready, done] = signals(c);
     let by_messages = message::carried(c) && nbytes <= message::LARGEST;
     let messages = by_messages.then(|| Messages::of(c, &local));
@@ -234,8 +188,8 @@ pub unsafe fn broadcast(
         return true;
     }
     if let Some(msg) = messages {
-        // SAFETY: forwarded; every local member arrived.
-        unsafe { broadcast_by_messages(c, &local, &l, &msg, dest, source, nbytes, root, to_root) };
+        // Every local member arrived.
+        broadcast_by_messages(c, &local, &l, &msg, dest, source, root, to_root);
         return true;
     }
     shm::order();
@@ -243,42 +197,36 @@ pub unsafe fn broadcast(
     let nl = l.leaders.len();
     let (lo, hi) = chunk(nbytes, nl, l.node);
     let is_root = m.me == root;
-    let mine: *const u8 = if is_root {
-        c.w.local(c.call, "source", source as usize, nbytes);
-        if to_root && hi > lo && !std::ptr::eq(dest, source) {
-            // SAFETY: our own source and destination, `hi <= nbytes`.
-            unsafe { shm::copy(dest.add(lo), source.add(lo), hi - lo) };
+    let mine = if is_root {
+        c.w.local(c.call, "source", source.addr(), nbytes);
+        if to_root {
+            dest.part(lo, hi - lo).copy_from(source.part(lo, hi - lo));
         }
-        source.wrapping_add(lo)
+        source.part(lo, hi - lo)
     } else {
-        // SAFETY: our destination is free; only we write its chunk `lo..hi` in this call.
-        unsafe {
-            c.fetch(
-                "source",
-                root,
-                source as usize,
-                nbytes,
-                lo,
-                dest.add(lo),
-                hi - lo,
-            )
-        };
-        c.complete();
-        dest.wrapping_add(lo)
+        // Our destination is free; only we write its chunk `lo..hi` in this call.
+        let to = dest.part(lo, hi - lo);
+        c.fetching(|f| f.fetch("source", root, source.addr(), nbytes, lo, to));
+        to.src()
     };
-    for j in (0..nl).filter(|&j| j != l.node) {
-        if l.leaders[j] == root && !to_root {
-            continue;
+    split::writing(c, |s| {
+        for j in (0..nl).filter(|&j| j != l.node) {
+            if l.leaders[j] == root && !to_root {
+                continue;
+            }
+            // Our chunk is not written until the scope ends; only we write chunk `lo..hi` of
+            // another leader's destination.
+            split::write_to(c, s, l.leaders[j], dest.addr(), nbytes, lo, mine);
         }
-        // SAFETY: our chunk is not written until the quiet of `complete`; only we write chunk
-        // `lo..hi` of another leader's destination.
-        unsafe { split::write_to(c, l.leaders[j], dest as usize, nbytes, lo, mine, hi - lo) };
-    }
-    split::complete(c);
+    });
     node::disseminate(&done, &l, m);
-    let data = if is_root && !to_root { source } else { dest };
-    // SAFETY: `data` holds the whole broadcast now (the root's source or our destination).
-    unsafe { release(c, &local, &l, dest as usize, data, nbytes) };
+    // The root's source or our destination holds the whole broadcast now.
+    let data = if is_root && !to_root {
+        source
+    } else {
+        dest.src()
+    };
+    release(c, &local, &l, dest.addr(), data);
     true
 }
 
@@ -292,21 +240,19 @@ const STEP_SCATTER: u64 = STEP_RESULT - 1;
 /// leaders all-gather the chunks ([`exchange_blocks`]), and each releases its node. The root reads
 /// its source and writes its destination only if `to_root`.
 ///
-/// # Safety
-/// As `flat::broadcast`; this PE leads its node (the root's node's leader is the root) and every
-/// local member arrived.
+/// This PE leads its node (the root's node's leader is the root) and every local member arrived.
 #[allow(clippy::too_many_arguments)]
-unsafe fn broadcast_by_messages(
+fn broadcast_by_messages(
     c: &Coll,
     local: &Sig,
     l: &Layout,
     msg: &Messages,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
+    dest: Dst<'_>,
+    source: Src<'_>,
     root: usize,
     to_root: bool,
 ) {
+    let nbytes = source.len();
     let nl = l.leaders.len();
     let blocks: Vec<(usize, usize)> = (0..nl)
         .map(|k| {
@@ -317,32 +263,26 @@ unsafe fn broadcast_by_messages(
     let owner: Vec<usize> = (0..nl).collect();
     let is_root = c.g.members.me == root;
     let (from, into, data) = if is_root {
-        c.w.local(c.call, "source", source as usize, nbytes);
+        c.w.local(c.call, "source", source.addr(), nbytes);
         for k in (0..nl).filter(|&k| k != l.node) {
             let (lo, len) = blocks[k];
-            // SAFETY: chunk `k` of our source, `lo + len <= nbytes`.
-            msg.send(l.leaders[k], STEP_SCATTER, unsafe {
-                std::slice::from_raw_parts(source.add(lo), len)
-            });
+            msg.send(l.leaders[k], STEP_SCATTER, source.part(lo, len));
         }
-        if to_root && !std::ptr::eq(dest, source) {
-            // SAFETY: our own source and destination, `nbytes` each.
-            unsafe { shm::copy(dest, source, nbytes) };
+        if to_root {
+            dest.copy_from(source);
         }
-        let data = if to_root { dest.cast_const() } else { source };
+        let data = if to_root { dest.src() } else { source };
         (source, None, data)
     } else {
         let (lo, len) = blocks[l.node];
-        // SAFETY: our destination is free; only we write it in this call.
-        msg.receive(root, STEP_SCATTER, unsafe {
-            std::slice::from_raw_parts_mut(dest.add(lo), len)
-        });
-        (dest.cast_const(), Some(dest), dest.cast_const())
+        // Our destination is free; only we write it in this call.
+        msg.receive(root, STEP_SCATTER, dest.part(lo, len));
+        (dest.src(), Some(dest), dest.src())
     };
-    // SAFETY: `from` holds our chunk (the root's source holds all), `into` is our free destination.
-    unsafe { exchange_blocks(l, msg, &blocks, &owner, from, into) };
-    // SAFETY: `data` holds the whole broadcast now.
-    unsafe { release(c, local, l, dest as usize, data, nbytes) };
+    // `from` holds our chunk (the root's source holds all), `into` is our free destination.
+    exchange_blocks(l, msg, &blocks, &owner, from, into);
+    // `data` holds the whole broadcast now.
+    release(c, local, l, dest.addr(), data);
 }
 
 /// `fcollect` over a group on several nodes (true), or false if another algorithm should run:
@@ -352,17 +292,17 @@ unsafe fn broadcast_by_messages(
 /// consecutive members on one node (one per node for members placed by blocks), so each leader
 /// receives the other nodes' `(N - P) * nbytes` bytes once, and its node's members none.
 ///
-/// # Safety
-/// As `flat::fcollect`.
-pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+pub fn fcollect(c: &Coll, dest: Dst<'_>, source: Src<'_>) -> bool {
     let m = &c.g.members;
+    let nbytes = source.len();
     let total = m.size * nbytes;
-    if nbytes == 0 || c.w.locate(dest as usize, total).is_none() {
+    if nbytes == 0 || c.w.locate(dest.addr(), total).is_none() {
         return false;
     }
     let Some(l) = node::layout(c.w, m, None) else {
         return false;
     };
+    let dest = dest.part(0, total);
     let [local, ready, done] = signals(c);
     let by_messages = message::carried(c) && total <= message::LARGEST;
     let messages = by_messages.then(|| Messages::of(c, &local));
@@ -370,49 +310,40 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
         return true;
     }
     for &i in l.locals.iter().chain([&m.me]) {
-        let view = c.peer("source", source as usize, nbytes, i, (0, nbytes));
-        // SAFETY: the view holds `nbytes`; block `i` of our destination is in `total`.
-        unsafe { shm::copy(dest.add(i * nbytes), view.addr() as *const u8, nbytes) };
+        let view = c.peer("source", source.addr(), nbytes, i, (0, nbytes));
+        dest.part(i * nbytes, nbytes).copy_from(view.src());
     }
     let node_of = &l.node_of;
     if let Some(msg) = messages {
         let blocks: Vec<(usize, usize)> = (0..m.size).map(|i| (i * nbytes, nbytes)).collect();
-        // SAFETY: our destination holds `total`, our node's blocks in it.
-        unsafe { exchange_blocks(&l, &msg, &blocks, node_of, dest, Some(dest)) };
-        // SAFETY: our destination holds every block now.
-        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        // Our destination holds our node's blocks.
+        exchange_blocks(&l, &msg, &blocks, node_of, dest.src(), Some(dest));
+        // Our destination holds every block now.
+        release(c, &local, &l, dest.addr(), dest.src());
         return true;
     }
     shm::order();
     node::disseminate(&ready, &l, m);
-    let mut i = 0;
-    while i < m.size {
-        let k = node_of[i];
-        let mut end = i + 1;
-        while end < m.size && node_of[end] == k {
-            end += 1;
+    c.fetching(|f| {
+        let mut i = 0;
+        while i < m.size {
+            let k = node_of[i];
+            let mut end = i + 1;
+            while end < m.size && node_of[end] == k {
+                end += 1;
+            }
+            if k != l.node {
+                // Blocks `i..end` of our destination are written by nobody else in this call;
+                // leader k's hold its node's blocks since `ready`.
+                let to = dest.part(i * nbytes, (end - i) * nbytes);
+                f.fetch("dest", l.leaders[k], dest.addr(), total, i * nbytes, to);
+            }
+            i = end;
         }
-        if k != l.node {
-            // SAFETY: blocks `i..end` of our destination are written by nobody else in this call
-            // and read only after the quiet below; leader k's hold its node's blocks since `ready`.
-            unsafe {
-                c.fetch(
-                    "dest",
-                    l.leaders[k],
-                    dest as usize,
-                    total,
-                    i * nbytes,
-                    dest.add(i * nbytes),
-                    (end - i) * nbytes,
-                )
-            };
-        }
-        i = end;
-    }
-    c.complete();
+    });
     node::disseminate(&done, &l, m);
-    // SAFETY: our destination holds every block now.
-    unsafe { release(c, &local, &l, dest as usize, dest, total) };
+    // Our destination holds every block now.
+    release(c, &local, &l, dest.addr(), dest.src());
     true
 }
 
@@ -429,16 +360,15 @@ pub unsafe fn fcollect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize
 /// leaders with an extra one; the extras send one), in as many rounds, two more where `L` is not
 /// a power of two.
 ///
-/// # Safety
-/// `from` holds the blocks this leader holds (its node's), `into` (if any) is writable for every
-/// block and written by nobody else in this call; this PE leads its node.
-unsafe fn exchange_blocks(
+/// `from` holds the blocks this leader holds (its node's), `into` (if any) holds every block and
+/// is written by nobody else in this call; this PE leads its node.
+fn exchange_blocks(
     l: &Layout,
     msg: &Messages,
     blocks: &[(usize, usize)],
     owner: &[usize],
-    from: *const u8,
-    into: Option<*mut u8>,
+    from: Src<'_>,
+    into: Option<Dst<'_>>,
 ) {
     let me = l.node;
     let d = Doubling::new(l.leaders.len(), me);
@@ -462,43 +392,39 @@ unsafe fn exchange_blocks(
         Some((at, len))
     };
     let total: usize = blocks.iter().map(|b| b.1).sum();
-    // SAFETY: u8 takes any bits; the buffer is written before it is read.
-    let mut packed = unsafe { Scratch::<u8>::new(total) };
+    // Written before it is read.
+    let mut packed = Scratch::<u8>::new(total);
     let mut send = |to: usize, step: u64, which: &[usize]| {
         if let Some((at, len)) = span(which) {
-            // SAFETY: `from` holds these blocks (this leader holds them by now).
-            let bytes = unsafe { std::slice::from_raw_parts(from.add(at), len) };
-            return msg.send(l.leaders[to], step, bytes);
+            // `from` holds these blocks (this leader holds them by now).
+            return msg.send(l.leaders[to], step, from.part(at, len));
         }
         let mut len = 0;
         for &b in which {
             let (at, size) = blocks[b];
-            // SAFETY: `from` holds block `b` (this leader holds it by now).
-            let block = unsafe { std::slice::from_raw_parts(from.add(at), size) };
-            packed[len..len + size].copy_from_slice(block);
+            from.part(at, size).read_into(&mut packed[len..len + size]);
             len += size;
         }
-        msg.send(l.leaders[to], step, &packed[..len]);
+        msg.send(l.leaders[to], step, Src::of(&packed[..len]));
     };
-    // SAFETY: as above.
-    let mut got = unsafe { Scratch::<u8>::new(total) };
+    let mut got = Scratch::<u8>::new(total);
     // `meanwhile` runs once the receive is posted (this leader's own send of the round).
     let mut receive = |source: usize, step: u64, which: &[usize], meanwhile: &mut dyn FnMut()| {
         if let (Some(into), Some((at, len))) = (into, span(which)) {
-            // SAFETY: these blocks of `into`, written by nobody else in this call.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(into.add(at), len) };
-            return msg.receive_after(l.leaders[source], step, bytes, meanwhile);
+            // These blocks of `into`, written by nobody else in this call.
+            return msg.receive_after(l.leaders[source], step, into.part(at, len), meanwhile);
         }
         let len = which.iter().map(|&b| blocks[b].1).sum();
-        msg.receive_after(l.leaders[source], step, &mut got[..len], meanwhile);
+        msg.receive_after(l.leaders[source], step, Dst::of(&mut got[..len]), meanwhile);
         let Some(into) = into else {
             return;
         };
         let mut at_got = 0;
         for &b in which {
             let (at, size) = blocks[b];
-            // SAFETY: block `b` of `into`, written by nobody else in this call.
-            unsafe { shm::copy(into.add(at), got.as_ptr().add(at_got), size) };
+            // Block `b` of `into`, written by nobody else in this call.
+            into.part(at, size)
+                .copy_from(Src::of(&got[at_got..at_got + size]));
             at_got += size;
         }
     };
@@ -593,9 +519,9 @@ impl Runs {
     ) {
         let end = self.end;
         let into = &mut self.held[end..end + 8 * nodes.len() + INLINE];
-        let got = msg.receive_some_after(l.leaders[from], step, into, || {
+        let got = msg.receive_some_after(l.leaders[from], step, Dst::of(&mut into[..]), || {
             if let Some((to, step, bytes)) = send {
-                msg.send(l.leaders[to], step, bytes);
+                msg.send(l.leaders[to], step, Src::of(bytes));
             }
         });
         let words = 8 * nodes.len();
@@ -642,12 +568,11 @@ fn exchange_runs(l: &Layout, msg: &Messages, ours: usize, gather: impl FnOnce(&m
     let mut runs = Runs {
         totals: vec![0; n],
         at: vec![None; n],
-        // SAFETY: u8 takes any bits; every byte is written before it is read.
-        held: unsafe { Scratch::new(INLINE + receives * (8 * n + INLINE)) },
+        // Every byte is written before it is read.
+        held: Scratch::new(INLINE + receives * (8 * n + INLINE)),
         end: 0,
     };
-    // SAFETY: as above.
-    let mut packed = unsafe { Scratch::<u8>::new(8 * n + INLINE) };
+    let mut packed = Scratch::<u8>::new(8 * n + INLINE);
     runs.totals[me] = ours;
     if ours <= INLINE {
         gather(&mut runs.held[..ours]);
@@ -687,23 +612,19 @@ fn exchange_runs(l: &Layout, msg: &Messages, ours: usize, gather: impl FnOnce(&m
     }
     if let Some(extra) = d.serves() {
         let len = runs.pack(&nodes(&|k| k != extra), &mut packed);
-        msg.send(l.leaders[extra], STEP_RESULT, &packed[..len]);
+        msg.send(l.leaders[extra], STEP_RESULT, Src::of(&packed[..len]));
     }
     runs
 }
 
-/// Copies the run of members `run` (member, length), each one's `source`, to `to`.
-///
-/// # Safety
-/// `to` is writable for the run's length and written by nobody else in this call.
-unsafe fn copy_run(c: &Coll, run: &[(usize, usize)], source: *const u8, mut to: *mut u8) {
+/// Copies the run of members `run` (member, length), each one's copy of the symmetric `source`,
+/// to the start of `to` (written by nobody else in this call).
+fn copy_run(c: &Coll, run: &[(usize, usize)], source: usize, to: Dst<'_>) {
+    let mut at = 0;
     for &(i, len) in run {
-        let view = c.peer("source", source as usize, len, i, (0, len));
-        // SAFETY: the view holds `len` bytes; `to` has room for them (above).
-        unsafe {
-            shm::copy(to, view.addr() as *const u8, len);
-            to = to.add(len);
-        }
+        let view = c.peer("source", source, len, i, (0, len));
+        to.part(at, len).copy_from(view.src());
+        at += len;
     }
 }
 
@@ -724,12 +645,12 @@ unsafe fn copy_run(c: &Coll, run: &[(usize, usize)], source: *const u8, mut to: 
 /// ceil(log2 L)` signals, the other members none, where the flat collect costs every PE a load
 /// and a get per member off its node.
 ///
-/// # Safety
-/// As `flat::collect`.
-pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize) -> bool {
+/// `dest(len)` is the first `len` bytes of the destination, whose length the call learns.
+pub fn collect<'d>(c: &Coll, dest: &dyn Fn(usize) -> Dst<'d>, source: Src<'_>) -> bool {
     let m = &c.g.members;
+    let nbytes = source.len();
     // The lengths differ between members, so the choice may not depend on them.
-    if c.w.locate(dest as usize, 1).is_none() {
+    if c.w.locate(dest(0).addr(), 1).is_none() {
         return false;
     }
     let carried = message::carried(c);
@@ -754,9 +675,9 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
     let leaders = l.leaders.len();
     let (totals, runs) = match &messages {
         Some(msg) => {
-            // SAFETY: the buffer `gather` is given holds `ours` bytes.
-            let runs = exchange_runs(&l, msg, ours, |into| unsafe {
-                copy_run(c, &run, source, into.as_mut_ptr())
+            // The buffer `gather` is given holds `ours` bytes.
+            let runs = exchange_runs(&l, msg, ours, |into| {
+                copy_run(c, &run, source.addr(), Dst::of(into))
             });
             (runs.totals.clone(), Some(runs))
         }
@@ -783,51 +704,51 @@ pub unsafe fn collect(c: &Coll, dest: *mut u8, source: *const u8, nbytes: usize)
         })
         .collect();
     if total > 0 {
-        c.w.local(c.call, "dest", dest as usize, total);
+        c.w.local(c.call, "dest", dest(0).addr(), total);
     }
+    let dest = dest(total);
     if let Some(runs) = runs.as_ref().filter(|_| total <= INLINE) {
         for k in 0..leaders {
             let from = runs.at[k].expect("every run is held where they add up to at most INLINE");
-            // SAFETY: our destination holds `total` (checked above), `held` run `k` at `from`.
-            unsafe { shm::copy(dest.add(starts[k]), runs.held.as_ptr().add(from), totals[k]) };
+            // `held` has run `k` at `from`.
+            dest.part(starts[k], totals[k])
+                .copy_from(Src::of(&runs.held[from..from + totals[k]]));
         }
-        // SAFETY: our destination holds every member's contribution now.
-        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        // Our destination holds every member's contribution now.
+        release(c, &local, &l, dest.addr(), dest.src());
         return true;
     }
-    // SAFETY: our destination holds `total`, our node's run at its start.
-    unsafe { copy_run(c, &run, source, dest.add(starts[l.node])) };
+    // Our node's run at its start.
+    copy_run(c, &run, source.addr(), dest.after(starts[l.node]));
     let nodes: Vec<usize> = (0..leaders).collect();
     if let Some(msg) = messages.as_ref().filter(|_| total <= message::LARGEST) {
         let blocks: Vec<(usize, usize)> = (0..leaders).map(|k| (starts[k], totals[k])).collect();
-        // SAFETY: our destination holds `total`, our node's run in it.
-        unsafe { exchange_blocks(&l, msg, &blocks, &nodes, dest, Some(dest)) };
-        // SAFETY: our destination holds every member's contribution now.
-        unsafe { release(c, &local, &l, dest as usize, dest, total) };
+        // Our destination holds our node's run.
+        exchange_blocks(&l, msg, &blocks, &nodes, dest.src(), Some(dest));
+        // Our destination holds every member's contribution now.
+        release(c, &local, &l, dest.addr(), dest.src());
         return true;
     }
     shm::order();
     node::disseminate(&ready, &l, m);
-    for k in (0..leaders).filter(|&k| k != l.node) {
-        let (start, len) = (starts[k], totals[k]);
-        // SAFETY: this range of our destination is written by nobody else in this call and read
-        // only after the quiet below; leader k's holds its node's run since `ready`.
-        unsafe {
-            c.fetch(
+    c.fetching(|f| {
+        for k in (0..leaders).filter(|&k| k != l.node) {
+            let (start, len) = (starts[k], totals[k]);
+            // This range of our destination is written by nobody else in this call; leader k's
+            // holds its node's run since `ready`.
+            f.fetch(
                 "dest",
                 l.leaders[k],
-                dest as usize,
+                dest.addr(),
                 total,
                 start,
-                dest.add(start),
-                len,
-            )
-        };
-    }
-    c.complete();
+                dest.part(start, len),
+            );
+        }
+    });
     node::disseminate(&done, &l, m);
-    // SAFETY: our destination holds every member's contribution now.
-    unsafe { release(c, &local, &l, dest as usize, dest, total) };
+    // Our destination holds every member's contribution now.
+    release(c, &local, &l, dest.addr(), dest.src());
     true
 }
 

@@ -7,11 +7,15 @@
 //! those faults.
 //!
 //! Invariants: a kept block is owned by one thread's pool or one [`Scratch`], never both; the pool
-//! holds at most [`KEPT`] blocks of at most [`KEPT_BYTES`] each.
+//! holds at most [`KEPT`] blocks of at most [`KEPT_BYTES`] each. The elements are `Plain`, so a
+//! block's old bytes are values of any type: a buffer is typed by safe casts alone.
+#![deny(unsafe_code)]
 
+use crate::transport::shm::Plain;
+use crate::transport::shm::memory::{units_as, units_as_mut};
 use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::mem::{align_of, size_of};
+use std::mem::size_of;
 
 /// How many blocks a thread keeps between calls: a reduction by messages uses two at once.
 const KEPT: usize = 4;
@@ -34,14 +38,9 @@ pub struct Scratch<T> {
     _elements: PhantomData<T>,
 }
 
-impl<T: Copy> Scratch<T> {
+impl<T: Plain> Scratch<T> {
     /// A buffer of `n` elements.
-    ///
-    /// # Safety
-    /// Every bit pattern is a valid `T` (an integer, a float or a pair of them): the buffer holds
-    /// the bytes of an earlier use, or zeros.
-    pub unsafe fn new(n: usize) -> Scratch<T> {
-        const { assert!(align_of::<T>() <= align_of::<Unit>()) };
+    pub fn new(n: usize) -> Scratch<T> {
         let units = (n * size_of::<T>()).div_ceil(size_of::<Unit>());
         let kept = POOL.with_borrow_mut(|pool| {
             let fit = (0..pool.len())
@@ -55,33 +54,18 @@ impl<T: Copy> Scratch<T> {
             _elements: PhantomData,
         }
     }
-
-    /// The buffer as bytes, `n * size_of::<T>()` of them.
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: the block holds at least that many initialized bytes.
-        unsafe { std::slice::from_raw_parts(self.block.as_ptr().cast(), self.n * size_of::<T>()) }
-    }
-
-    /// The buffer as bytes, to be written.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        let len = self.n * size_of::<T>();
-        // SAFETY: as above; every bit pattern is a valid `T` (`new`'s contract).
-        unsafe { std::slice::from_raw_parts_mut(self.block.as_mut_ptr().cast(), len) }
-    }
 }
 
-impl<T> std::ops::Deref for Scratch<T> {
+impl<T: Plain> std::ops::Deref for Scratch<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        // SAFETY: the block is aligned for `T` and holds `n` of them (`new`).
-        unsafe { std::slice::from_raw_parts(self.block.as_ptr().cast(), self.n) }
+        &units_as(&self.block)[..self.n]
     }
 }
 
-impl<T> std::ops::DerefMut for Scratch<T> {
+impl<T: Plain> std::ops::DerefMut for Scratch<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as above.
-        unsafe { std::slice::from_raw_parts_mut(self.block.as_mut_ptr().cast(), self.n) }
+        &mut units_as_mut(&mut self.block)[..self.n]
     }
 }
 
@@ -112,26 +96,21 @@ mod tests {
 
     #[test]
     fn a_block_is_kept_and_given_again() {
-        // SAFETY: u64 takes any bits.
-        let mut a = unsafe { Scratch::<u64>::new(1000) };
+        let mut a = Scratch::<u64>::new(1000);
         a[999] = 7;
         let at = a.as_ptr();
         drop(a);
-        // SAFETY: as above.
-        let b = unsafe { Scratch::<u64>::new(500) };
+        let b = Scratch::<u64>::new(500);
         assert_eq!(b.as_ptr(), at, "the kept block serves a smaller buffer");
         assert_eq!(b.len(), 500);
-        assert_eq!(b.bytes().len(), 4000);
     }
 
     #[test]
     fn two_at_once_get_two_blocks_and_huge_ones_are_not_kept() {
-        // SAFETY: u32 and f64 take any bits.
-        let (a, b) = unsafe { (Scratch::<u32>::new(10), Scratch::<f64>::new(10)) };
+        let (a, b) = (Scratch::<u32>::new(10), Scratch::<f64>::new(10));
         assert_ne!(a.as_ptr() as usize, b.as_ptr() as usize);
         drop((a, b));
-        // SAFETY: as above.
-        let huge = unsafe { Scratch::<u8>::new(KEPT_BYTES + 1) };
+        let huge = Scratch::<u8>::new(KEPT_BYTES + 1);
         drop(huge);
         POOL.with_borrow(|pool| {
             assert!(pool.len() <= KEPT);

@@ -15,14 +15,17 @@
 //!
 //! Invariants: the destinations are symmetric (the caller checks and otherwise uses the flat
 //! algorithm); a member writes another member's destination only where no member reads it during
-//! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat.
+//! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat;
+//! a put's source lives until the scope of [`writing`] completes it.
+#![deny(unsafe_code)]
 
 use super::Coll;
-use super::call::{Combine, overlap};
+use super::call::{Combine, fold_in, overlap};
+use super::scratch::Scratch;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
-use crate::runtime::remote;
+use crate::runtime::remote::{self, Scope};
 use crate::runtime::world::Target;
-use crate::transport::shm::{self, Src};
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::mem::size_of;
 
 /// Messages below this many bytes per chunk are not worth splitting.
@@ -35,76 +38,61 @@ pub(super) fn chunk(n: usize, size: usize, m: usize) -> (usize, usize) {
     (lo, lo + q + usize::from(m < r))
 }
 
-/// Writes `len` bytes from `src` to member `i`'s copy of the symmetric `dest + at` (a copy into
-/// its mapping, or a non-blocking put over UCX that the caller completes with a quiet).
-///
-/// # Safety
-/// `src..src+len` must stay readable and unchanged until the caller's quiet.
-pub(super) unsafe fn write_to(
+/// Runs `f` with a scope for [`write_to`], and completes its writes (on every route) before
+/// returning.
+pub(super) fn writing<'a, R>(c: &Coll, f: impl FnOnce(&Scope<'_, 'a>) -> R) -> R {
+    let r = remote::scoped(c.w, c.call, SHMEM_CTX_DEFAULT, f);
+    shm::order();
+    r
+}
+
+/// Writes `src` to member `i`'s copy of bytes `at..` of the symmetric `dest..dest+total` (a copy
+/// into its mapping, or a non-blocking put that the scope `s` of [`writing`] completes).
+pub(super) fn write_to<'a>(
     c: &Coll,
+    s: &Scope<'_, 'a>,
     i: usize,
     dest: usize,
     total: usize,
     at: usize,
-    src: *const u8,
-    len: usize,
+    src: Src<'a>,
 ) {
+    let len = src.len();
     if len == 0 {
         return;
     }
     let pe = c.g.members.world(i);
     if pe == c.w.me {
-        // SAFETY: our own destination, `at + len <= total`.
-        unsafe { shm::copy((dest + at) as *mut u8, src, len) };
+        // Our own destination.
+        c.w.own(c.call, "dest", dest, total)
+            .part(at, len)
+            .copy_from(src);
         return;
     }
     match c.w.target(c.call, "dest", dest, total, pe) {
-        // SAFETY: member i's mapped destination, range-checked; nobody reads this chunk now.
-        Target::Mapped(base) => unsafe { shm::copy((base.addr() + at) as *mut u8, src, len) },
-        // SAFETY: forwarded contract.
-        Target::Net(seg, off) => {
-            // SAFETY: forwarded contract (unchanged until the caller's quiet).
-            let src = unsafe { Src::new(src as usize, len) };
-            remote::put_nbi(c.w, c.call, SHMEM_CTX_DEFAULT, pe, seg, off + at, src)
-        }
+        // Member i's mapped destination; nobody reads this chunk now.
+        Target::Mapped(base) => base.part(at, len).copy_from(src),
+        Target::Net(seg, off) => s.put(pe, seg, off + at, src),
     }
 }
 
-/// Reduction into every member's symmetric `dest` of `n` elements.
-///
-/// # Safety
-/// `dest` must be symmetric and writable for `n` elements; `source` symmetric over `n` elements.
-pub unsafe fn reduce<T: Copy>(
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
-    zero: T,
-    combine: Combine<T>,
-) {
+/// Reduction into every member's symmetric `dest` (as long as `source`, symmetric).
+pub fn reduce<T: Plain>(c: &Coll, dest: Dst<'_>, source: Src<'_>, combine: Combine<T>) {
     let size = c.g.members.size;
     let me = c.g.members.me;
-    let len = n * size_of::<T>();
-    let in_place = overlap(dest as usize, source as usize, len);
+    let len = source.len();
+    let sz = size_of::<T>();
+    let n = len / sz;
+    let in_place = overlap(dest.addr(), source.addr(), len);
     let (lo, hi) = chunk(n, size, me);
-    let mut acc: Vec<T> = vec![zero; hi - lo];
+    let mut acc = Scratch::<T>::new(hi - lo);
+    let acc = Dst::of(&mut acc[..]);
     c.enter();
     if hi > lo {
-        let part = (lo * size_of::<T>(), (hi - lo) * size_of::<T>());
+        let part = (lo * sz, (hi - lo) * sz);
         for i in 0..size {
-            let view = c.peer("source", source as usize, len, i, part);
-            // SAFETY: the view holds `hi - lo` elements of member i's source; `acc` as many.
-            unsafe {
-                if i == 0 {
-                    std::ptr::copy_nonoverlapping(
-                        view.addr() as *const T,
-                        acc.as_mut_ptr(),
-                        hi - lo,
-                    )
-                } else {
-                    combine(acc.as_mut_ptr(), view.addr() as *const T, hi - lo)
-                }
-            }
+            let view = c.peer("source", source.addr(), len, i, part);
+            fold_in(combine, acc, view.src(), i == 0);
         }
     }
     if in_place {
@@ -112,79 +100,51 @@ pub unsafe fn reduce<T: Copy>(
         shm::order();
         super::barrier::group(c.w, &c.g);
     }
-    for i in 0..size {
-        // SAFETY: `acc` lives until the quiet below.
-        unsafe {
-            write_to(
-                c,
-                i,
-                dest as usize,
-                len,
-                lo * size_of::<T>(),
-                acc.as_ptr().cast(),
-                (hi - lo) * size_of::<T>(),
-            )
-        };
-    }
-    complete(c);
+    writing(c, |s| {
+        for i in 0..size {
+            write_to(c, s, i, dest.addr(), len, lo * sz, acc.src());
+        }
+    });
     c.leave();
 }
 
-/// Completes this member's puts of the call (on every route) before the closing barrier.
-pub(super) fn complete(c: &Coll) {
-    shm::order();
-    remote::quiet(c.w, c.call, SHMEM_CTX_DEFAULT);
-}
-
-/// Broadcast of `nbytes` of the root's `source` into every member's symmetric `dest` (the root's
-/// too if `to_root`).
-///
-/// # Safety
-/// `dest` must be symmetric and writable for `nbytes`; `source` symmetric over `nbytes`.
-pub unsafe fn broadcast(
-    c: &Coll,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    root: usize,
-    to_root: bool,
-) {
+/// Broadcast of the root's `source` into every member's symmetric `dest` (the root's too if
+/// `to_root`); both as long, `source` symmetric.
+pub fn broadcast(c: &Coll, dest: Dst<'_>, source: Src<'_>, root: usize, to_root: bool) {
+    let nbytes = source.len();
     let size = c.g.members.size;
     let me = c.g.members.me;
     let (lo, hi) = chunk(nbytes, size, me);
     c.enter();
     // Scatter: our chunk from the root into our destination.
-    let view = c.peer("source", source as usize, nbytes, root, (lo, hi - lo));
+    let view = c.peer("source", source.addr(), nbytes, root, (lo, hi - lo));
     let keep_root = me == root && !to_root;
     let mut saved = Vec::new();
     if keep_root {
         // The root's destination must not change: stage our chunk aside for the others.
-        saved = vec![0u8; hi - lo];
-        // SAFETY: the view holds `hi - lo` bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(view.addr() as *const u8, saved.as_mut_ptr(), hi - lo)
-        };
+        saved = view.src().to_vec();
     } else if hi > lo {
-        // SAFETY: our own destination, in range; the view is a separate buffer or the root's copy.
-        unsafe { shm::copy(dest.add(lo), view.addr() as *const u8, hi - lo) };
+        // Our own destination; the view is a separate buffer or the root's copy.
+        dest.part(lo, hi - lo).copy_from(view.src());
     }
     drop(view);
     // All-gather: every member pushes its chunk to the others.
     shm::order();
     super::barrier::group(c.w, &c.g);
-    let mine: *const u8 = if keep_root {
-        saved.as_ptr()
+    let mine = if keep_root {
+        Src::of(&saved[..])
     } else {
-        dest.wrapping_add(lo)
+        dest.src().part(lo, hi - lo)
     };
-    for i in 0..size {
-        if i == me || (i == root && !to_root) {
-            continue;
+    writing(c, |s| {
+        for i in 0..size {
+            if i == me || (i == root && !to_root) {
+                continue;
+            }
+            // Our chunk (in our destination or `saved`) is not written until the scope ends.
+            write_to(c, s, i, dest.addr(), nbytes, lo, mine);
         }
-        // SAFETY: our chunk (in our destination or `saved`) is not written until the quiet.
-        unsafe { write_to(c, i, dest as usize, nbytes, lo, mine, hi - lo) };
-    }
-    complete(c);
+    });
     c.leave();
 }
 

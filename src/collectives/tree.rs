@@ -36,10 +36,11 @@
 //! its source or destination any more in this call, so no closing barrier is needed. Used only for
 //! symmetric destinations, and for broadcasts and reductions only below the threshold of
 //! `collectives::ring`: every member decides the same way from the call's arguments and the node
-//! table.
+//! table. Memory is reached through checked ranges ([`Src`], [`Dst`]) alone.
+#![deny(unsafe_code)]
 
 use super::Coll;
-use super::call::Combine;
+use super::call::{Acc, Combine};
 use super::message::{self, Doubling, Messages, STEP_EXTRA, STEP_RESULT};
 use super::node::{self, Layout, Sig, TREE_ROUNDS, Word};
 use super::ring;
@@ -47,7 +48,8 @@ use super::scratch::Scratch;
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;
 use crate::runtime::remote;
 use crate::runtime::world::Target;
-use crate::transport::shm::{self, Src};
+use crate::transport::shm::memory::zeroed;
+use crate::transport::shm::{self, Dst, Plain, Src};
 use std::mem::size_of;
 use std::rc::Rc;
 
@@ -79,12 +81,11 @@ fn take(c: &Coll, dest: usize, len: usize, root: Option<usize>) -> Option<Rc<Lay
         .filter(|l| l.leaders.len() <= 1 << TREE_ROUNDS && !ring::takes(len, l.leaders.len()))
 }
 
-/// Copies `len` bytes from `src` (in this process) into member `i`'s copy of the symmetric `dest`
-/// (mapped: a copy; otherwise a blocking put, so `src` may change when this returns).
-///
-/// # Safety
-/// `src..src+len` must be readable; member `i`'s destination must be free.
-unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
+/// Copies `src` into member `i`'s copy of the symmetric `dest` (as long; mapped: a copy;
+/// otherwise a blocking put, so `src` may change when this returns). Member `i`'s destination
+/// must be free.
+fn write_to(c: &Coll, i: usize, dest: usize, src: Src<'_>) {
+    let len = src.len();
     if len == 0 {
         return;
     }
@@ -95,30 +96,18 @@ unsafe fn write_to(c: &Coll, i: usize, dest: usize, src: usize, len: usize) {
         c.w.target(c.call, "dest", dest, len, pe)
     };
     match to {
-        Target::Mapped(a) if a.addr() != src => {
-            // SAFETY: member i's destination, mapped and range-checked, free (the caller).
-            unsafe { shm::copy(a.addr() as *mut u8, src as *const u8, len) }
-        }
-        Target::Mapped(_) => {}
-        // SAFETY: forwarded; a blocking put is complete locally when it returns.
-        Target::Net(seg, off) => {
-            // SAFETY: the caller guarantees `src..src+len`.
-            let src = unsafe { Src::new(src, len) };
-            remote::put(c.w, c.call, SHMEM_CTX_DEFAULT, pe, seg, off, src)
-        }
+        Target::Mapped(a) => a.copy_from(src),
+        Target::Net(seg, off) => remote::put(c.w, c.call, SHMEM_CTX_DEFAULT, pe, seg, off, src),
     }
 }
 
-/// The last step of a leader: the data at `data` (`len` bytes) into its node's members'
-/// destinations, then their release.
-///
-/// # Safety
-/// `data..data+len` readable; `dest` symmetric; every local member arrived.
-unsafe fn deliver(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: usize, len: usize) {
+/// The last step of a leader: `data` into its node's members' copies of the symmetric `dest`,
+/// then their release (every local member arrived).
+fn deliver(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: Src<'_>) {
     let m = &c.g.members;
     for &i in &l.locals {
-        // SAFETY: the member arrived; its destination is mapped (same node).
-        unsafe { write_to(c, i, dest, data, len) };
+        // The member arrived; its destination is mapped (same node).
+        write_to(c, i, dest, data);
     }
     shm::order();
     for &i in &l.locals {
@@ -128,27 +117,18 @@ unsafe fn deliver(c: &Coll, s: &Sig, l: &Layout, dest: usize, data: usize, len: 
 
 /// `broadcast` over a group on several nodes (true), or false if the flat or chunked algorithm
 /// should run instead.
-///
-/// # Safety
-/// As `flat::broadcast`.
-pub unsafe fn broadcast(
-    c: &Coll,
-    dest: *mut u8,
-    source: *const u8,
-    nbytes: usize,
-    root: usize,
-    to_root: bool,
-) -> bool {
+pub fn broadcast(c: &Coll, dest: Dst<'_>, source: Src<'_>, root: usize, to_root: bool) -> bool {
+    let nbytes = source.len();
     if !message::carried(c) {
         return false;
     }
-    let Some(l) = take(c, dest as usize, nbytes, Some(root)) else {
+    let Some(l) = take(c, dest.addr(), nbytes, Some(root)) else {
         return false;
     };
     if nbytes > message::LARGEST {
         for (at, len) in message::pieces(nbytes, 1) {
-            // SAFETY: a piece of the caller's buffers; every member cuts the same pieces.
-            let done = unsafe { broadcast(c, dest.add(at), source.add(at), len, root, to_root) };
+            // Every member cuts the same pieces.
+            let done = broadcast(c, dest.part(at, len), source.part(at, len), root, to_root);
             debug_assert!(done, "a piece takes the path its whole took");
         }
         return true;
@@ -169,64 +149,52 @@ pub unsafe fn broadcast(
     let (parent, children) = links(n, root_node, l.node);
     let data = match parent {
         Some((p, j)) => {
-            // SAFETY: this PE's destination holds `nbytes` (the caller's contract).
-            let into = unsafe { std::slice::from_raw_parts_mut(dest, nbytes) };
             // The receive is posted before the word goes: the data lands in the destination.
-            msg.receive_after(l.leaders[p], 0, into, || {
+            msg.receive_after(l.leaders[p], 0, dest, || {
                 if handshake {
                     s.tell(m.world(l.leaders[p]), Word::Up(j));
                 }
             });
-            dest as usize
+            dest.src()
         }
         None => {
-            if to_root && nbytes > 0 && !std::ptr::eq(dest, source) {
-                // SAFETY: the root's own destination and source (the caller's contract).
-                unsafe { shm::copy(dest, source, nbytes) };
+            if to_root {
+                dest.copy_from(source);
             }
-            source as usize
+            source
         }
     };
-    // SAFETY: `data` holds `nbytes`: the root's source or this leader's destination, filled above.
-    let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, nbytes) };
     // The largest subtree first: its leaves are the farthest away.
     for &(k, j) in children.iter().rev() {
         if handshake {
             s.hear(m.world(l.leaders[k]), Word::Up(j));
         }
-        msg.send(l.leaders[k], 0, bytes);
+        msg.send(l.leaders[k], 0, data);
     }
     for &i in &l.locals {
         s.hear(m.world(i), Word::Arrive);
     }
-    // SAFETY: every local member arrived; `data` holds the data.
-    unsafe { deliver(c, &s, &l, dest as usize, data, nbytes) };
+    deliver(c, &s, &l, dest.addr(), data);
     true
 }
 
 /// A reduction over a group on several nodes (true), or false if the flat or chunked algorithm
 /// should run instead.
-///
-/// # Safety
-/// As `flat::reduce`.
-pub unsafe fn reduce<T: Copy>(
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
-    combine: Combine<T>,
-) -> bool {
-    let len = n * size_of::<T>();
+pub fn reduce<T: Plain>(c: &Coll, dest: Dst<'_>, source: Src<'_>, combine: Combine<T>) -> bool {
+    let sz = size_of::<T>();
+    let len = source.len();
+    let n = len / sz;
     if n == 0 || !message::carried(c) {
         return false;
     }
-    let Some(l) = take(c, dest as usize, len, None) else {
+    let Some(l) = take(c, dest.addr(), len, None) else {
         return false;
     };
     if len > message::LARGEST {
-        for (at, k) in message::pieces(n, size_of::<T>()) {
-            // SAFETY: a piece of the caller's arrays; every member cuts the same pieces.
-            let done = unsafe { reduce(c, dest.add(at), source.add(at), k, combine) };
+        for (at, k) in message::pieces(n, sz) {
+            // Every member cuts the same pieces.
+            let (at, k) = (at * sz, k * sz);
+            let done = reduce(c, dest.part(at, k), source.part(at, k), combine);
             debug_assert!(done, "a piece takes the path its whole took");
         }
         return true;
@@ -237,14 +205,12 @@ pub unsafe fn reduce<T: Copy>(
     if node::gather_at_leader(&s, &l, m) {
         return true;
     }
-    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let mut acc = unsafe { ring::node_partial(c, &l, source, n, combine) };
-    // SAFETY: `acc` holds `n` elements.
-    unsafe { exchange(&l, &msg, &mut acc, combine) };
-    // SAFETY: our own destination holds `n` elements; nobody reads our source any more.
-    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
-    // SAFETY: our destination holds the result; every local member arrived.
-    unsafe { deliver(c, &s, &l, dest as usize, dest as usize, len) };
+    // Every member of the node arrived.
+    let mut acc = ring::node_partial(c, &l, source, combine);
+    exchange(&l, &msg, &mut acc, combine);
+    // Nobody reads our source any more.
+    dest.copy_from(Src::of(&acc[..]));
+    deliver(c, &s, &l, dest.addr(), dest.src());
     true
 }
 
@@ -257,58 +223,57 @@ pub unsafe fn reduce<T: Copy>(
 /// messages, and a call takes `log2 P` exchanges, two more where `L` is not a power of two. The
 /// order of combination is fixed by `L` alone, the same on every leader and in every run.
 ///
-/// # Safety
-/// `acc` is this leader's node's partial result, `n` elements of `T`; this PE leads its node.
-unsafe fn exchange<T: Copy>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, combine: Combine<T>) {
+/// `acc` is this leader's node's partial result; this PE leads its node.
+fn exchange<T: Plain>(l: &Layout, msg: &Messages, acc: &mut Scratch<T>, combine: Combine<T>) {
     let n = acc.len();
     let d = Doubling::new(l.leaders.len(), l.node);
     if let Some(j) = d.served_by() {
-        msg.send(l.leaders[j], STEP_EXTRA, acc.bytes());
-        msg.receive(l.leaders[j], STEP_RESULT, acc.bytes_mut());
+        msg.send(l.leaders[j], STEP_EXTRA, Src::of(&acc[..]));
+        msg.receive(l.leaders[j], STEP_RESULT, Dst::of(&mut acc[..]));
         return;
     }
-    // SAFETY: `T` takes any bits (the caller's contract); each receive overwrites them all.
-    let mut other = unsafe { Scratch::<T>::new(n) };
+    // Each receive overwrites it all.
+    let mut other = Scratch::<T>::new(n);
     if let Some(extra) = d.serves() {
-        msg.receive(l.leaders[extra], STEP_EXTRA, other.bytes_mut());
-        // SAFETY: both hold `n` elements.
-        unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
+        msg.receive(l.leaders[extra], STEP_EXTRA, Dst::of(&mut other[..]));
+        combine(Acc::new(Dst::of(&mut acc[..])), Src::of(&other[..]));
     }
     for (_, step, partner) in d.rounds() {
         // Posted first, the partner's message finds its buffer waiting.
-        let mine = acc.bytes();
-        msg.receive_after(l.leaders[partner], step, other.bytes_mut(), || {
+        let mine = Src::of(&acc[..]);
+        msg.receive_after(l.leaders[partner], step, Dst::of(&mut other[..]), || {
             msg.send(l.leaders[partner], step, mine)
         });
         if partner < l.node {
-            // SAFETY: both hold `n` elements.
-            unsafe { combine(other.as_mut_ptr(), acc.as_ptr(), n) };
+            combine(Acc::new(Dst::of(&mut other[..])), Src::of(&acc[..]));
             std::mem::swap(acc, &mut other);
         } else {
-            // SAFETY: both hold `n` elements.
-            unsafe { combine(acc.as_mut_ptr(), other.as_ptr(), n) };
+            combine(Acc::new(Dst::of(&mut acc[..])), Src::of(&other[..]));
         }
     }
     if let Some(extra) = d.serves() {
-        msg.send(l.leaders[extra], STEP_RESULT, acc.bytes());
+        msg.send(l.leaders[extra], STEP_RESULT, Src::of(&acc[..]));
     }
 }
 
-/// `acc` combined with the `n` elements at `x`, as a new vector (`x` itself when `acc` is empty:
-/// no member comes before).
-///
-/// # Safety
-/// `x` holds `n` elements.
-unsafe fn then<T: Copy>(acc: Option<&[T]>, x: *const T, n: usize, combine: Combine<T>) -> Vec<T> {
+/// The elements of `x`, as a new vector.
+fn elements<T: Plain>(x: Src<'_>) -> Vec<T> {
+    let mut v = vec![zeroed::<T>(); x.len() / size_of::<T>()];
+    let to = Dst::of(&mut v[..]);
+    to.copy_from(x.part(0, to.len()));
+    v
+}
+
+/// `acc` combined with the elements of `x`, as a new vector (`x` itself when `acc` is empty: no
+/// member comes before).
+fn then<T: Plain>(acc: Option<&[T]>, x: Src<'_>, combine: Combine<T>) -> Vec<T> {
     match acc {
         Some(a) => {
             let mut v = a.to_vec();
-            // SAFETY: `v` and `x` hold `n` elements.
-            unsafe { combine(v.as_mut_ptr(), x, n) };
+            combine(Acc::new(Dst::of(&mut v[..])), x);
             v
         }
-        // SAFETY: `x` holds `n` elements.
-        None => unsafe { std::slice::from_raw_parts(x, n) }.to_vec(),
+        None => elements(x),
     }
 }
 
@@ -324,19 +289,16 @@ unsafe fn then<T: Copy>(acc: Option<&[T]>, x: *const T, n: usize, combine: Combi
 /// results from that prefix and its members' sources (read through shared memory), then releases
 /// them. `3 ceil(log2 L)` messages for the root of `L` leaders, as a reduction.
 ///
-/// # Safety
-/// As `flat::scan`.
-pub unsafe fn scan<T: Copy>(
+pub fn scan<T: Plain>(
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    n: usize,
+    dest: Dst<'_>,
+    source: Src<'_>,
     inclusive: bool,
-    zero: T,
     combine: Combine<T>,
 ) -> bool {
-    let len = n * size_of::<T>();
-    if n == 0 || c.w.locate(dest as usize, len).is_none() {
+    let len = source.len();
+    let n = len / size_of::<T>();
+    if n == 0 || c.w.locate(dest.addr(), len).is_none() {
         return false;
     }
     let Some(l) = node::layout(c.w, &c.g.members, None)
@@ -344,53 +306,47 @@ pub unsafe fn scan<T: Copy>(
     else {
         return false;
     };
+    let dest = dest.part(0, len);
     let m = &c.g.members;
     let s = Sig::new(c.w, c.call, &c.g);
     if node::gather_at_leader(&s, &l, m) {
         return true;
     }
     // Our own source, kept: our destination (which may be it) carries the subtree's total.
-    let own = c.peer("source", source as usize, len, m.me, (0, len));
-    // SAFETY: `own` holds `len` bytes.
-    let own: Vec<T> = unsafe { std::slice::from_raw_parts(own.addr() as *const T, n) }.to_vec();
-    // SAFETY: every member of the node arrived; `source` holds `n` elements on each.
-    let node_total = unsafe { ring::node_partial(c, &l, source, n, combine) };
+    let own: Vec<T> = elements(c.peer("source", source.addr(), len, m.me, (0, len)).src());
+    // Every member of the node arrived.
+    let node_total = ring::node_partial(c, &l, source, combine);
     let (parent, children) = links(l.leaders.len(), 0, l.node);
     let mut subtree = node_total.to_vec();
     let mut below: Vec<Vec<T>> = Vec::with_capacity(children.len());
     for &(k, j) in &children {
         let child = l.leaders[k];
         s.hear(m.world(child), Word::Up(j));
-        let view = c.peer("dest", dest as usize, len, child, (0, len));
-        // SAFETY: the child's subtree total, `len` bytes.
-        let total = unsafe { std::slice::from_raw_parts(view.addr() as *const T, n) }.to_vec();
-        // SAFETY: both hold `n` elements.
-        unsafe { combine(subtree.as_mut_ptr(), total.as_ptr(), n) };
+        // The child's subtree total.
+        let total: Vec<T> = elements(c.peer("dest", dest.addr(), len, child, (0, len)).src());
+        combine(Acc::new(Dst::of(&mut subtree[..])), Src::of(&total[..]));
         below.push(total);
     }
     // Everything before this node's run: from the parent, which puts it into our destination.
     let before: Option<Vec<T>> = parent.map(|(p, j)| {
-        // SAFETY: our own destination holds `n` elements; nobody else writes it before our report.
-        unsafe { std::ptr::copy_nonoverlapping(subtree.as_ptr(), dest, n) };
+        // Nobody else writes our destination before our report.
+        dest.copy_from(Src::of(&subtree[..]));
         shm::order();
         s.tell(m.world(l.leaders[p]), Word::Up(j));
         s.hear(m.world(l.leaders[p]), Word::Down);
-        // SAFETY: the parent's put of `n` elements has landed (its fence came before `Down`).
-        unsafe { std::slice::from_raw_parts(dest, n) }.to_vec()
+        // The parent's put has landed (its fence came before `Down`).
+        elements(dest.src())
     });
-    // SAFETY: `node_total` holds `n` elements.
-    let mut running = unsafe { then(before.as_deref(), node_total.as_ptr(), n, combine) };
+    let mut running = then(before.as_deref(), Src::of(&node_total[..]), combine);
     let mut prefixes = Vec::with_capacity(children.len());
     for total in &below {
         prefixes.push(running.clone());
-        // SAFETY: both hold `n` elements.
-        unsafe { combine(running.as_mut_ptr(), total.as_ptr(), n) };
+        combine(Acc::new(Dst::of(&mut running[..])), Src::of(&total[..]));
     }
     // The largest subtree first: its leaves are the farthest away.
     for (&(k, _), prefix) in children.iter().zip(&prefixes).rev() {
-        let data = prefix.as_ptr() as usize;
-        // SAFETY: the child reported and we read its total, so its destination is free.
-        unsafe { write_to(c, l.leaders[k], dest as usize, data, len) };
+        // The child reported and we read its total, so its destination is free.
+        write_to(c, l.leaders[k], dest.addr(), Src::of(&prefix[..]));
     }
     if !children.is_empty() {
         shm::order();
@@ -400,20 +356,20 @@ pub unsafe fn scan<T: Copy>(
         }
     }
     // This node's results, its members in member order (the leader first: it opens the run).
-    let zeros = vec![zero; n];
+    let zeros = vec![zeroed::<T>(); n];
     let mut acc = before;
     for i in std::iter::once(m.me).chain(l.locals.iter().copied()) {
-        let view = (i != m.me).then(|| c.peer("source", source as usize, len, i, (0, len)));
-        let src = view.as_ref().map_or(own.as_ptr(), |v| v.addr() as *const T);
-        // SAFETY: `src` holds `n` elements: read before the destination (perhaps the same) is.
-        let next = unsafe { then(acc.as_deref(), src, n, combine) };
+        let view = (i != m.me).then(|| c.peer("source", source.addr(), len, i, (0, len)));
+        let src = view.as_ref().map_or(Src::of(&own[..]), |v| v.src());
+        // Read before the destination (perhaps the same) is written.
+        let next = then(acc.as_deref(), src, combine);
         let result = if inclusive {
             &next
         } else {
             acc.as_ref().unwrap_or(&zeros)
         };
-        // SAFETY: member i arrived (or is us), its destination is free; `result` holds `len`.
-        unsafe { write_to(c, i, dest as usize, result.as_ptr() as usize, len) };
+        // Member i arrived (or is us), its destination is free.
+        write_to(c, i, dest.addr(), Src::of(&result[..]));
         acc = Some(next);
     }
     shm::order();

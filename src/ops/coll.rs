@@ -8,7 +8,10 @@
 //! matter (binaries built against another implementation's header may pass a smaller one).
 //! Team routines return 0, or -1 for SHMEM_TEAM_INVALID (the same on every PE); other bad input
 //! stops the job with a message.
+//!
+//! The C caller's pointers become ranges in `ops::ffi::coll`; the cores here take the ranges.
 #![allow(non_snake_case, clippy::too_many_arguments)]
+#![deny(unsafe_code)]
 
 use crate::collectives::barrier::active_set_fits;
 use crate::collectives::{Coll, agree, flat};
@@ -17,6 +20,7 @@ use crate::fatal;
 use crate::runtime::handle::{self, shmem_team_t};
 use crate::runtime::team::Members;
 use crate::runtime::world;
+use crate::transport::shm::{Dst, Plain, Src};
 use std::ffi::{c_int, c_long};
 use std::mem::size_of;
 
@@ -140,185 +144,83 @@ pub fn team_sync(call: &'static str, team: shmem_team_t) -> c_int {
     0
 }
 
-/// Broadcast on a resolved team or active set; the root's `dest` gets the data if `to_root`.
-///
-/// # Safety
-/// As [`broadcast`].
-unsafe fn broadcast_on<T: Copy>(
+/// Broadcast on a resolved team or active set of `nelems` elements (`dest`, `source`: that many
+/// bytes each); the root's `dest` gets the data if `to_root`.
+pub(crate) fn broadcast_on(
     call: &'static str,
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
+    dest: Dst<'_>,
+    source: Src<'_>,
     nelems: usize,
     PE_root: c_int,
     to_root: bool,
 ) {
     let r = root(call, c, PE_root);
     agree::check(c, Some(r), Some(nelems));
-    let len = bytes::<T>(call, "nelems", nelems);
-    // SAFETY: forwarded contract.
-    unsafe { flat::broadcast(c, dest.cast(), source.cast(), len, r, to_root) };
+    flat::broadcast(c, dest, source, r, to_root);
 }
 
-/// Collect (each PE its own count) or, if `fixed`, fcollect on a resolved team or active set.
-///
-/// # Safety
-/// As [`collect`] or [`fcollect`].
-unsafe fn collect_on<T: Copy>(
+/// Collect on a resolved team or active set: each PE its own count; `dest(len)` is the first
+/// `len` bytes of the destination.
+pub(crate) fn collect_on<'d>(c: &Coll, dest: &dyn Fn(usize) -> Dst<'d>, source: Src<'_>) {
+    agree::check(c, None, None);
+    flat::collect(c, dest, source);
+}
+
+/// Fcollect of `nelems` elements (`source`) on a resolved team or active set (`dest`: the team
+/// size times as long).
+pub(crate) fn fcollect_on(c: &Coll, dest: Dst<'_>, source: Src<'_>, nelems: usize) {
+    agree::check(c, None, Some(nelems));
+    flat::fcollect(c, dest, source);
+}
+
+/// Alltoall of `nelems` elements a block on a resolved team or active set (`dest` and `source`
+/// the team size times as long).
+pub(crate) fn alltoall_on(c: &Coll, dest: Dst<'_>, source: Src<'_>, nelems: usize) {
+    agree::check(c, None, Some(nelems));
+    flat::alltoall(c, dest, source);
+}
+
+/// Strided alltoall on a resolved team or active set: `dest` and `source` span the elements
+/// ([`alltoalls_spans`]).
+pub(crate) fn alltoalls_on<T: Plain>(
+    c: &Coll,
+    dest: Dst<'_>,
+    source: Src<'_>,
+    (dst, sst): (usize, usize),
+    nelems: usize,
+) {
+    agree::check(c, None, Some(nelems));
+    flat::alltoalls::<T>(c, dest, source, dst, sst, nelems);
+}
+
+/// The strides of an alltoalls (checked), and the bytes its `dest` and `source` span on `c`:
+/// from the first element to the end of the last, `dst` and `sst` elements apart, `nelems` for
+/// each member (0 for none).
+pub(crate) fn alltoalls_spans<T>(
     call: &'static str,
     c: &Coll,
-    dest: *mut T,
-    source: *const T,
+    dst: isize,
+    sst: isize,
     nelems: usize,
-    fixed: bool,
-) {
-    agree::check(c, None, fixed.then_some(nelems));
-    let len = bytes::<T>(call, "nelems", nelems);
-    // SAFETY: forwarded contract.
-    unsafe {
-        if fixed {
-            flat::fcollect(c, dest.cast(), source.cast(), len)
-        } else {
-            flat::collect(c, dest.cast(), source.cast(), len)
+) -> ((usize, usize), usize, usize) {
+    let (dst, sst) = strides(call, dst, sst);
+    let span = |stride: usize| {
+        let count = nelems.checked_mul(c.g.members.size);
+        match count {
+            Some(0) => 0,
+            Some(k) => bytes::<T>(
+                call,
+                "nelems",
+                (k - 1)
+                    .checked_mul(stride)
+                    .and_then(|x| x.checked_add(1))
+                    .unwrap_or(usize::MAX),
+            ),
+            None => bytes::<T>(call, "nelems", usize::MAX),
         }
     };
-}
-
-/// Alltoall on a resolved team or active set.
-///
-/// # Safety
-/// As [`alltoall`].
-unsafe fn alltoall_on<T: Copy>(
-    call: &'static str,
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) {
-    agree::check(c, None, Some(nelems));
-    let len = bytes::<T>(call, "nelems", nelems);
-    bytes::<T>(call, "nelems", nelems.saturating_mul(c.g.members.size));
-    // SAFETY: forwarded contract.
-    unsafe { flat::alltoall(c, dest.cast(), source.cast(), len) };
-}
-
-/// Strided alltoall on a resolved team or active set.
-///
-/// # Safety
-/// As [`alltoalls`].
-unsafe fn alltoalls_on<T: Copy>(
-    call: &'static str,
-    c: &Coll,
-    dest: *mut T,
-    source: *const T,
-    dst: isize,
-    sst: isize,
-    nelems: usize,
-) {
-    let (dst, sst) = strides(call, dst, sst);
-    agree::check(c, None, Some(nelems));
-    // SAFETY: forwarded contract.
-    unsafe { flat::alltoalls(c, dest, source, dst, sst, nelems) };
-}
-
-/// `shmem_broadcast` family: the root's `nelems` of `source` into every PE's `dest`, the root's
-/// included.
-///
-/// # Safety
-/// `dest` must hold `nelems` elements; `source` must be symmetric.
-pub unsafe fn broadcast<T: Copy>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    PE_root: c_int,
-) -> c_int {
-    let Some(c) = on_team(call, team) else {
-        return -1;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, true) };
-    0
-}
-
-/// `shmem_collect` family: every PE's `nelems` (each its own count) in PE order into `dest`.
-///
-/// # Safety
-/// `dest` must hold the sum of the counts; `source` must be symmetric.
-pub unsafe fn collect<T: Copy>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) -> c_int {
-    let Some(c) = on_team(call, team) else {
-        return -1;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { collect_on(call, &c, dest, source, nelems, false) };
-    0
-}
-
-/// `shmem_fcollect` family: every PE's `nelems` in PE order into `dest`.
-///
-/// # Safety
-/// `dest` must hold `nelems` times the team size; `source` must be symmetric.
-pub unsafe fn fcollect<T: Copy>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) -> c_int {
-    let Some(c) = on_team(call, team) else {
-        return -1;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { collect_on(call, &c, dest, source, nelems, true) };
-    0
-}
-
-/// `shmem_alltoall` family: block `i` of `dest` gets block `me` of PE `i`'s source.
-///
-/// # Safety
-/// `dest` and `source` must hold `nelems` times the team size; `source` must be symmetric.
-pub unsafe fn alltoall<T: Copy>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) -> c_int {
-    let Some(c) = on_team(call, team) else {
-        return -1;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { alltoall_on(call, &c, dest, source, nelems) };
-    0
-}
-
-/// `shmem_alltoalls` family: as alltoall with elements `dst` (in `dest`) and `sst` (in `source`)
-/// elements apart.
-///
-/// # Safety
-/// Every strided element must be valid; `source` must be symmetric.
-pub unsafe fn alltoalls<T: Copy>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    dst: isize,
-    sst: isize,
-    nelems: usize,
-) -> c_int {
-    let Some(c) = on_team(call, team) else {
-        return -1;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
-    0
+    ((dst, sst), span(dst), span(sst))
 }
 
 /// Deprecated `shmem_barrier`: completes this PE's operations, then waits for the active set.
@@ -348,112 +250,4 @@ pub fn sync(
         return;
     };
     crate::collectives::barrier::group(c.w, &c.g);
-}
-
-/// Deprecated `shmem_broadcast32/64`: as broadcast, the root's `dest` untouched.
-///
-/// # Safety
-/// As [`broadcast`].
-pub unsafe fn broadcast_set<T: Copy>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    PE_root: c_int,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pSync: *mut c_long,
-) {
-    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
-        return;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, false) };
-}
-
-/// Deprecated `shmem_collect32/64`.
-///
-/// # Safety
-/// As [`collect`].
-pub unsafe fn collect_set<T: Copy>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pSync: *mut c_long,
-) {
-    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
-        return;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { collect_on(call, &c, dest, source, nelems, false) };
-}
-
-/// Deprecated `shmem_fcollect32/64`.
-///
-/// # Safety
-/// As [`fcollect`].
-pub unsafe fn fcollect_set<T: Copy>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pSync: *mut c_long,
-) {
-    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
-        return;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { collect_on(call, &c, dest, source, nelems, true) };
-}
-
-/// Deprecated `shmem_alltoall32/64`.
-///
-/// # Safety
-/// As [`alltoall`].
-pub unsafe fn alltoall_set<T: Copy>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pSync: *mut c_long,
-) {
-    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
-        return;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { alltoall_on(call, &c, dest, source, nelems) };
-}
-
-/// Deprecated `shmem_alltoalls32/64`.
-///
-/// # Safety
-/// As [`alltoalls`].
-pub unsafe fn alltoalls_set<T: Copy>(
-    call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    dst: isize,
-    sst: isize,
-    nelems: usize,
-    PE_start: c_int,
-    logPE_stride: c_int,
-    PE_size: c_int,
-    _pSync: *mut c_long,
-) {
-    let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
-        return;
-    };
-    // SAFETY: forwarded contract.
-    unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
 }

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod coll;
 pub mod ctx;
 pub mod extension;
+pub mod ffi;
 pub mod fortran;
 pub mod lock;
 pub mod memory;

@@ -14,89 +14,52 @@
 
 use super::coll::{on_active_set, on_team};
 use super::{ComplexD, ComplexF, Float128, LongDouble};
-use crate::collectives::Combine;
-use crate::collectives::flat;
+use crate::collectives::call::Acc;
+use crate::collectives::{Combine, flat};
 use crate::fatal;
 use crate::runtime::handle::shmem_team_t;
-use std::ffi::{c_int, c_long};
+use crate::transport::shm::{Dst, Plain, Src};
+use std::ffi::c_int;
+use std::mem::size_of;
 
 mod sealed {
     pub trait Sealed {}
 }
 
 /// An element of the reductions.
-pub trait Element: Copy + sealed::Sealed {
-    /// The value of an empty sum (`sum_exscan` on the first PE).
-    const ZERO: Self;
-}
+pub trait Element: Plain + sealed::Sealed {}
 
-/// Types with sum and prod.
+/// Types with sum and prod. Each operator combines the elements of `x` into those of `acc`
+/// (`acc[k] = acc[k] op x[k]`, as many as `x` holds).
 pub trait Arith: Element {
-    /// `acc[k] += x[k]` for `k < n`.
-    ///
-    /// # Safety
-    /// `acc` and `x` must hold `n` elements.
-    unsafe fn sum(acc: *mut Self, x: *const Self, n: usize);
-    /// `acc[k] *= x[k]` for `k < n`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn prod(acc: *mut Self, x: *const Self, n: usize);
+    /// `acc[k] += x[k]`.
+    fn sum(acc: Acc<'_, Self>, x: Src<'_>);
+    /// `acc[k] *= x[k]`.
+    fn prod(acc: Acc<'_, Self>, x: Src<'_>);
 }
 
 /// Types with max and min.
 pub trait Order: Element {
     /// `acc[k] = max(acc[k], x[k])`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn max(acc: *mut Self, x: *const Self, n: usize);
+    fn max(acc: Acc<'_, Self>, x: Src<'_>);
     /// `acc[k] = min(acc[k], x[k])`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn min(acc: *mut Self, x: *const Self, n: usize);
+    fn min(acc: Acc<'_, Self>, x: Src<'_>);
 }
 
 /// Types with and, or, xor.
 pub trait Bitwise: Element {
     /// `acc[k] &= x[k]`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn and(acc: *mut Self, x: *const Self, n: usize);
+    fn and(acc: Acc<'_, Self>, x: Src<'_>);
     /// `acc[k] |= x[k]`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn or(acc: *mut Self, x: *const Self, n: usize);
+    fn or(acc: Acc<'_, Self>, x: Src<'_>);
     /// `acc[k] ^= x[k]`.
-    ///
-    /// # Safety
-    /// As [`Arith::sum`].
-    unsafe fn xor(acc: *mut Self, x: *const Self, n: usize);
-}
-
-/// `acc[k] = f(acc[k], x[k])` for `k < n`.
-///
-/// # Safety
-/// `acc` and `x` must hold `n` elements (`x` may be a peer's mapped buffer).
-#[inline(always)]
-unsafe fn each<T: Copy>(acc: *mut T, x: *const T, n: usize, f: impl Fn(T, T) -> T) {
-    for k in 0..n {
-        // SAFETY: guaranteed by the caller.
-        unsafe {
-            let a = acc.add(k);
-            a.write(f(a.read(), x.add(k).read()));
-        }
-    }
+    fn xor(acc: Acc<'_, Self>, x: Src<'_>);
 }
 
 macro_rules! ops {
     ($name:ident, $f:expr) => {
-        unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
-            // SAFETY: forwarded contract.
-            unsafe { each(acc, x, n, $f) }
+        fn $name(acc: Acc<'_, Self>, x: Src<'_>) {
+            acc.dst.combine::<Self>(x, $f)
         }
     };
 }
@@ -104,9 +67,7 @@ macro_rules! ops {
 macro_rules! integer {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const ZERO: Self = 0;
-        }
+        impl Element for $t {}
         impl Arith for $t {
             ops!(sum, |a: $t, b: $t| a.wrapping_add(b));
             ops!(prod, |a: $t, b: $t| a.wrapping_mul(b));
@@ -127,7 +88,7 @@ integer!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
 macro_rules! float {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
-        impl Element for $t { const ZERO: Self = 0.0; }
+        impl Element for $t {}
         impl Arith for $t {
             ops!(sum, |a: $t, b: $t| a + b);
             ops!(prod, |a: $t, b: $t| a * b);
@@ -143,7 +104,7 @@ float!(f32, f64);
 macro_rules! complex {
     ($($t:ident),*) => {$(
         impl sealed::Sealed for $t {}
-        impl Element for $t { const ZERO: Self = $t { re: 0.0, im: 0.0 }; }
+        impl Element for $t {}
         impl Arith for $t {
             ops!(sum, |a: $t, b: $t| $t { re: a.re + b.re, im: a.im + b.im });
             ops!(prod, |a: $t, b: $t| $t {
@@ -186,10 +147,12 @@ unsafe extern "C" {
 
 macro_rules! in_c {
     ($helper:ident, $name:ident, $op:expr) => {
-        unsafe fn $name(acc: *mut Self, x: *const Self, n: usize) {
-            // SAFETY: the helper reads `n` elements of `x` and updates `n` of `acc`, which the
-            // caller guarantees.
-            unsafe { $helper($op, acc, x, n) }
+        fn $name(acc: Acc<'_, Self>, x: Src<'_>) {
+            let n = x.len() / size_of::<Self>();
+            let acc = acc.dst.part(0, x.len());
+            // SAFETY: the helper reads `n` elements at `x` and updates `n` at `acc`, both ranges
+            // that hold them (checked just above: `acc` is as long as `x`).
+            unsafe { $helper($op, acc.addr() as *mut Self, x.addr() as *const Self, n) }
         }
     };
 }
@@ -205,9 +168,7 @@ macro_rules! float128 {
 }
 
 impl sealed::Sealed for LongDouble {}
-impl Element for LongDouble {
-    const ZERO: Self = LongDouble([0; 16]);
-}
+impl Element for LongDouble {}
 impl Arith for LongDouble {
     longdouble!(sum, 0);
     longdouble!(prod, 1);
@@ -218,9 +179,7 @@ impl Order for LongDouble {
 }
 
 impl sealed::Sealed for Float128 {}
-impl Element for Float128 {
-    const ZERO: Self = Float128([0; 16]);
-}
+impl Element for Float128 {}
 impl Arith for Float128 {
     float128!(sum, 0);
     float128!(prod, 1);
@@ -230,17 +189,15 @@ impl Order for Float128 {
     float128!(min, 3);
 }
 
-/// The `shmem_TYPENAME_OP_reduce` families: `op` is the operator (`Bitwise::and`, `Order::max`,
-/// `Arith::sum`, ...), which the generated shell names, so the element type has it. Returns 0, or
-/// -1 for SHMEM_TEAM_INVALID.
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-pub unsafe fn reduce<T: Element>(
+/// The `shmem_TYPENAME_OP_reduce` families, on `team`: `dest` and `source` (symmetric) hold
+/// `nreduce` elements (`super::ffi::reduce::reduce` makes them). `op` is the operator
+/// (`Bitwise::and`, `Order::max`, `Arith::sum`, ...), which the generated shell names, so the
+/// element type has it. Returns 0, or -1 for SHMEM_TEAM_INVALID.
+pub fn reduce<T: Element>(
     call: &'static str,
     team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
+    dest: Dst<'_>,
+    source: Src<'_>,
     nreduce: usize,
     op: Combine<T>,
 ) -> c_int {
@@ -248,75 +205,33 @@ pub unsafe fn reduce<T: Element>(
         return -1;
     };
     crate::collectives::agree::check(&c, None, Some(nreduce));
-    super::coll::bytes::<T>(call, "nreduce", nreduce);
-    // SAFETY: forwarded contract.
-    unsafe { flat::reduce(&c, dest, source, nreduce, T::ZERO, op) };
+    flat::reduce(&c, dest, source, op);
     0
 }
 
 /// The deprecated `shmem_TYPENAME_OP_to_all` families, `op` as in [`reduce`].
-///
-/// # Safety
-/// `dest` must hold `nreduce` elements; `source` must be symmetric.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn to_all<T: Element>(
+pub fn to_all<T: Element>(
     call: &'static str,
-    dest: *mut T,
-    source: *const T,
-    nreduce: c_int,
+    dest: Dst<'_>,
+    source: Src<'_>,
     PE_start: c_int,
     logPE_stride: c_int,
     PE_size: c_int,
-    _pWrk: *mut T,
-    _pSync: *mut c_long,
     op: Combine<T>,
 ) {
-    if nreduce < 0 {
-        fatal!(call, "nreduce = {nreduce} is negative");
-    }
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
-    unsafe { flat::reduce(&c, dest, source, nreduce as usize, T::ZERO, op) };
+    flat::reduce(&c, dest, source, op);
 }
 
-/// `shmem_TYPENAME_sum_inscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..=i`.
-///
-/// # Safety
-/// `dest` must hold `nelems` elements; `source` must be symmetric.
-pub unsafe fn sum_inscan<T: Arith>(
+/// `shmem_TYPENAME_sum_inscan` (1.6) and `_exscan`: PE `i`'s `dest` is the sum of the sources
+/// of PEs `0..=i` (`inclusive`) or `0..i` (zero on PE 0).
+pub fn scan<T: Arith>(
     call: &'static str,
     team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { scan(call, team, dest, source, nelems, true) }
-}
-
-/// `shmem_TYPENAME_sum_exscan` (1.6): PE `i`'s `dest` is the sum of the sources of PEs `0..i`
-/// (zero on PE 0).
-///
-/// # Safety
-/// As [`sum_inscan`].
-pub unsafe fn sum_exscan<T: Arith>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { scan(call, team, dest, source, nelems, false) }
-}
-
-unsafe fn scan<T: Arith>(
-    call: &'static str,
-    team: shmem_team_t,
-    dest: *mut T,
-    source: *const T,
+    dest: Dst<'_>,
+    source: Src<'_>,
     n: usize,
     inclusive: bool,
 ) -> c_int {
@@ -324,8 +239,39 @@ unsafe fn scan<T: Arith>(
         return -1;
     };
     crate::collectives::agree::check(&c, None, Some(n));
-    super::coll::bytes::<T>(call, "nelems", n);
-    // SAFETY: forwarded contract.
-    unsafe { flat::scan(&c, dest, source, n, inclusive, T::ZERO, T::sum) };
+    flat::scan(&c, dest, source, inclusive, T::sum);
     0
+}
+
+/// Checks a reduction's count: `nreduce` elements of `T` in bytes, or the error.
+pub fn bytes<T>(call: &'static str, what: &str, count: usize) -> usize {
+    super::coll::bytes::<T>(call, what, count)
+}
+
+/// Checks a `*_to_all` count.
+pub fn count(call: &'static str, nreduce: c_int) -> usize {
+    if nreduce < 0 {
+        fatal!(call, "nreduce = {nreduce} is negative");
+    }
+    nreduce as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_combine_element_by_element() {
+        let mut acc = [ComplexD { re: 1.0, im: 2.0 }; 2];
+        let x = [ComplexD { re: 3.0, im: 4.0 }, ComplexD { re: 0.0, im: 1.0 }];
+        <ComplexD as Arith>::prod(Acc::new(Dst::of(&mut acc)), Src::of(&x));
+        assert_eq!(acc[0], ComplexD { re: -5.0, im: 10.0 });
+        assert_eq!(acc[1], ComplexD { re: -2.0, im: 1.0 });
+        let mut m = [5i8, -3, 7];
+        <i8 as Order>::max(Acc::new(Dst::of(&mut m)), Src::of(&[1i8, 4, 100]));
+        assert_eq!(m, [5, 4, 100]);
+        let mut w = [250u8];
+        <u8 as Arith>::sum(Acc::new(Dst::of(&mut w)), Src::of(&[10u8]));
+        assert_eq!(w, [4], "integers wrap");
+    }
 }

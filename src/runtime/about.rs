@@ -22,9 +22,9 @@ use crate::transport::shm::control::TEAM_SLOTS;
 const SPEC: &str = "1.6";
 
 /// Prints the report to standard output: `key:value` lines when `parsable` is non-zero. Returns 0,
-/// or -1 when standard output cannot be written.
-#[unsafe(no_mangle)]
-pub extern "C" fn rshmemx_info_print(parsable: c_int) -> c_int {
+/// or -1 when standard output cannot be written (`rshmemx_info_print`, exported by
+/// `api::exports`).
+pub fn info_print(parsable: c_int) -> c_int {
     let text = render(&report(), parsable != 0);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -138,12 +138,7 @@ pub fn render(pairs: &[(String, String)], parsable: bool) -> String {
 /// Which libpmix the PMIx bootstrap would load, or "not found".
 fn pmix_found() -> String {
     for name in PMIX_LIBRARIES {
-        // SAFETY: `name` is NUL-terminated; RTLD_LAZY|RTLD_LOCAL loads without binding symbols
-        // into the global namespace, and the handle is closed at once.
-        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
-        if !handle.is_null() {
-            // SAFETY: `handle` came from the dlopen above and is closed once.
-            unsafe { libc::dlclose(handle) };
+        if crate::transport::shm::loader::loadable(name) {
             return format!("{} (PMIx bootstrap available)", to_str(name));
         }
     }

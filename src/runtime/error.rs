@@ -8,6 +8,7 @@
 //! process dying by SIGABRT (the profiles build with `panic = "abort"`, so no panic unwinds into C).
 
 use super::world;
+use crate::transport::shm::process;
 use std::fmt;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,11 +56,7 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     if world::try_get().is_some_and(|w| w.remote().is_some()) {
         // The network's progress thread may be inside UCX while `exit` runs UCX's destructors,
         // which then dies by SIGABRT instead of this exit code: leave without destructors.
-        // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process at once.
-        unsafe {
-            libc::fflush(std::ptr::null_mut());
-            libc::_exit(code)
-        }
+        process::exit_now(code)
     }
     std::process::exit(code)
 }
@@ -77,11 +74,7 @@ pub fn launcher_gone(parent: u32) -> ! {
         "[PE {}] the launcher (parent process {parent}) is gone: ending this PE",
         world::pe_label()
     ));
-    // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process at once.
-    unsafe {
-        libc::fflush(std::ptr::null_mut());
-        libc::_exit(1)
-    }
+    process::exit_now(1)
 }
 
 /// Makes a panic end the job as a fatal error does (once per process).
@@ -172,11 +165,7 @@ pub(super) fn call_on_stack(stack: &str, exported: impl Fn(&str) -> bool) -> Opt
 
 /// Whether this process has a symbol `name` (an OpenSHMEM call the library exports).
 pub(super) fn is_exported(name: &str) -> bool {
-    let Ok(name) = std::ffi::CString::new(name) else {
-        return false;
-    };
-    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks the symbol up.
-    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }.is_null()
+    crate::transport::shm::loader::defined(name)
 }
 
 /// `fatal` with `format!` syntax.

@@ -16,16 +16,17 @@
 
 use super::heap;
 use super::world::{self, World};
+use crate::transport::shm::Mapping;
 use crate::transport::shm::control;
-use crate::transport::shm::fork::{self, Span};
+use crate::transport::shm::fork::{self, Child, Handlers};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// What the child handler remaps: this PE's heap and global data, the peers' mappings.
 struct Plan {
-    heap: Span,
-    data: Option<Span>,
-    peers: Vec<Span>,
+    heap: Mapping,
+    data: Option<Mapping>,
+    peers: Vec<Mapping>,
 }
 
 static PLAN: OnceLock<Plan> = OnceLock::new();
@@ -43,38 +44,26 @@ pub fn protect(w: &World) -> Result<(), &'static str> {
             if pe == w.me {
                 continue;
             }
-            if let Some(h) = h {
-                peers.push(Span {
-                    base: h.base(),
-                    len: heap.len,
-                });
-            }
-            if let Some(d) = d.filter(|_| data.len > 0) {
-                peers.push(Span {
-                    base: d.base(),
-                    len: data.len,
-                });
-            }
+            peers.extend(h);
+            peers.extend(d.filter(|_| data.len > 0));
         }
-        if !fork::register(prepare, parent, child) {
+        if !fork::register(Handlers {
+            prepare,
+            parent,
+            child,
+        }) {
             registered = Err("pthread_atfork failed");
         }
         Plan {
-            heap: Span {
-                base: heap.base,
-                len: heap.len,
-            },
-            data: (data.len > 0).then_some(Span {
-                base: data.base,
-                len: data.len,
-            }),
+            heap: heap.own,
+            data: (data.len > 0).then_some(data.own),
             peers,
         }
     });
     registered
 }
 
-unsafe extern "C" fn prepare() {
+fn prepare() {
     if PLAN.get().is_none() || world::in_child() {
         return;
     }
@@ -84,7 +73,7 @@ unsafe extern "C" fn prepare() {
     }
 }
 
-unsafe extern "C" fn parent() {
+fn parent() {
     let (r, w) = (
         PIPE[0].swap(-1, Ordering::Relaxed),
         PIPE[1].swap(-1, Ordering::Relaxed),
@@ -96,7 +85,7 @@ unsafe extern "C" fn parent() {
     }
 }
 
-unsafe extern "C" fn child() {
+fn child(me: &Child) {
     let Some(plan) = PLAN.get() else {
         return;
     };
@@ -111,18 +100,15 @@ unsafe extern "C" fn child() {
     fork::close(r);
     let used = heap::high_water().saturating_sub(control::USER_OFFSET);
     let keep = [(0, control::CONTROL_SIZE), (control::USER_OFFSET, used)];
-    // SAFETY: the plan's spans are this process's mappings (kept for its life by the World); the
-    // child has a single thread.
-    let private = unsafe {
-        fork::privatize(
-            plan.heap,
-            &keep,
-            Some((control::CONTROL_SIZE, control::GUARD_SIZE)),
-        ) && plan
-            .data
-            .is_none_or(|d| fork::privatize(d, &[(0, d.len)], None))
-            && plan.peers.iter().all(|&p| fork::revoke(p))
-    };
+    let private = fork::privatize(
+        plan.heap,
+        me,
+        &keep,
+        Some((control::CONTROL_SIZE, control::GUARD_SIZE)),
+    ) && plan
+        .data
+        .is_none_or(|d| fork::privatize(d, me, &[(0, d.len())], None))
+        && plan.peers.iter().all(|&p| fork::revoke(p, me));
     if !private {
         fork::die(b"rshmem: fork() after shmem_init: cannot give the child private copies of the PE's symmetric memory\n");
     }

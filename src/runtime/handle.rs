@@ -3,8 +3,9 @@
 //!
 //! A handle is a pointer to an object owned by the library. Teams live in a fixed table indexed by
 //! their synchronization slot; created contexts in a fixed pool. The predefined handles
-//! (`SHMEM_CTX_DEFAULT`, `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED`) are exported data symbols whose
-//! value is the address of a static object; the invalid handles are NULL. A handle is valid when it
+//! (`SHMEM_CTX_DEFAULT`, `SHMEM_TEAM_WORLD`, `SHMEM_TEAM_SHARED`) are data symbols whose value is
+//! the address of a static object (their values are the constants here; `api::exports` exports
+//! them, with the `Send`/`Sync` of the handle types); the invalid handles are NULL. A handle is valid when it
 //! points at an object of its table and that object is live: checking it reads no memory through the
 //! handle itself. See docs/ABI.md.
 //!
@@ -46,16 +47,6 @@ pub struct shmem_ctx_t(pub *mut rshmem_ctx);
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct shmem_team_t(pub *mut rshmem_team);
 
-// SAFETY: a handle is an address used as an identity; the objects behind it are immutable or
-// synchronized internally, so sharing the value between threads is sound.
-unsafe impl Sync for shmem_ctx_t {}
-// SAFETY: as above.
-unsafe impl Send for shmem_ctx_t {}
-// SAFETY: as above.
-unsafe impl Sync for shmem_team_t {}
-// SAFETY: as above.
-unsafe impl Send for shmem_team_t {}
-
 /// The slot of `SHMEM_TEAM_WORLD`.
 pub(crate) const WORLD_SLOT: usize = 0;
 /// The slot of `SHMEM_TEAM_SHARED`.
@@ -70,31 +61,19 @@ pub(crate) const MAX_CONTEXTS: usize = 1024;
 static DEFAULT_CONTEXT: Context = Context::new(true);
 static CONTEXTS: [Context; MAX_CONTEXTS] = [const { Context::new(false) }; MAX_CONTEXTS];
 
-/// The default context: operations on it complete at `shmem_quiet` (OpenSHMEM 1.6 §9.5).
-#[unsafe(no_mangle)]
-pub static SHMEM_CTX_DEFAULT: shmem_ctx_t =
+/// The value of the data symbol `SHMEM_CTX_DEFAULT` (the default context) that `api::exports`
+/// exports, for the library's own code.
+pub(crate) const SHMEM_CTX_DEFAULT: shmem_ctx_t =
     shmem_ctx_t(&raw const DEFAULT_CONTEXT as *const c_void as *mut rshmem_ctx);
 
-/// The team of every PE of the program (OpenSHMEM 1.6 §9.4).
-#[unsafe(no_mangle)]
-pub static SHMEM_TEAM_WORLD: shmem_team_t =
+/// The value of `SHMEM_TEAM_WORLD`, exported by `api::exports`.
+pub(crate) const TEAM_WORLD: shmem_team_t =
     shmem_team_t(&raw const TEAMS[WORLD_SLOT] as *const c_void as *mut rshmem_team);
 
-/// The team of the PEs that share memory with this one: those of its node (only itself when
-/// SHMEM_TRANSPORT=ucx puts every PE on UCX).
-#[unsafe(no_mangle)]
-pub static SHMEM_TEAM_SHARED: shmem_team_t =
+/// The value of `SHMEM_TEAM_SHARED` (and of SOS's `SHMEMX_TEAM_NODE`), exported by
+/// `api::exports`.
+pub(crate) const TEAM_SHARED: shmem_team_t =
     shmem_team_t(&raw const TEAMS[SHARED_SLOT] as *const c_void as *mut rshmem_team);
-
-/// Open MPI OSHMEM's `SHMEM_CTX_DEFAULT`: its header makes the name this variable, which a program
-/// built with its `oshcc` reads (through a copy relocation into the executable).
-#[unsafe(no_mangle)]
-pub static oshmem_ctx_default: shmem_ctx_t = SHMEM_CTX_DEFAULT;
-
-/// Sandia OpenSHMEM's node team (1.5.3's `shmemx.h`): the PEs that share memory with this one,
-/// which is `SHMEM_TEAM_SHARED`.
-#[unsafe(no_mangle)]
-pub static SHMEMX_TEAM_NODE: shmem_team_t = SHMEM_TEAM_SHARED;
 
 /// What a handle value of the foreign library's own copies means.
 fn foreign(value: usize) -> Option<Predefined> {

@@ -31,7 +31,6 @@
 
 use super::{error, world};
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -44,8 +43,6 @@ static REQUESTS: AtomicU32 = AtomicU32::new(0);
 static BLOCKED: AtomicUsize = AtomicUsize::new(0);
 /// `SHMEM_HANG_REPORT` in milliseconds; 0 when off.
 static AFTER_MS: AtomicU64 = AtomicU64::new(0);
-/// What the handler writes when no wait is blocked.
-static IDLE: OnceLock<Box<[u8]>> = OnceLock::new();
 /// The locks this PE holds, with the ticket it holds each by (`ops::lock`, a ticket lock that
 /// does not record its holder): a PE waiting for a lock reports the ticket the lock serves, and
 /// the holder's report says it holds that ticket.
@@ -87,94 +84,25 @@ pub fn lock_held(lock: usize, ticket: Option<u64>) {
 }
 
 /// Arms the reports for this PE (at init): the time after which a wait reports by itself, the
-/// handler's fixed line, and the handler where the program left the signal at its default.
+/// handler's fixed line, and the handler where the program left the signal at its default (the
+/// system's part, handler, mask and listener thread, is `transport::shm::process::serve_requests`).
 pub fn install(me: usize, after: Option<Duration>) {
     AFTER_MS.store(
         after.map_or(0, |d| (d.as_millis() as u64).max(1)),
         Ordering::Relaxed,
     );
-    let _ = IDLE.set(
-        format!(
-            "[PE {me}] not blocked in the library (computing, or in a call that is not waiting)\n"
-        )
-        .into_bytes()
-        .into_boxed_slice(),
-    );
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: an all-zero sigaction is a valid value to be filled in; sigaction with a NULL
-        // new action only reads the current one; the handler installed is async-signal-safe
-        // (`on_request`), and SA_RESTART keeps the program's system calls from failing by EINTR.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(SIGNAL, std::ptr::null(), &mut old) != 0
-                || old.sa_sigaction != libc::SIG_DFL
-            {
-                return;
-            }
-            let mut new: libc::sigaction = std::mem::zeroed();
-            new.sa_sigaction = on_request as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            new.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut new.sa_mask);
-            libc::sigaction(SIGNAL, &new, std::ptr::null_mut());
-        }
-        // SAFETY: an all-zero sigset_t is a valid value for sigemptyset to fill in.
-        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is a valid sigset_t; pthread_sigmask changes this thread's mask only.
-        let blocked = unsafe {
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, SIGNAL);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) == 0
-        };
-        // The listener inherits the blocked mask and waits for the signal in it.
-        if blocked {
-            let _ = std::thread::Builder::new()
-                .name("rshmem-report".into())
-                .spawn(move || listen(set));
-        }
-    });
-}
-
-/// The report thread: takes each request from the pending signals (blocked in every thread
-/// created after `shmem_init`, so the kernel keeps a request for the process pending until this
-/// thread takes it) and answers it as the handler would.
-fn listen(set: libc::sigset_t) {
-    loop {
-        // SAFETY: `set` is a valid signal set; a NULL siginfo is allowed.
-        let signo = unsafe { libc::sigwaitinfo(&set, std::ptr::null_mut()) };
-        if signo == SIGNAL {
-            answer();
-        }
-    }
+    let idle = format!(
+        "[PE {me}] not blocked in the library (computing, or in a call that is not waiting)\n"
+    )
+    .into_bytes()
+    .into_boxed_slice();
+    crate::transport::shm::process::serve_requests(SIGNAL, &REQUESTS, &BLOCKED, idle);
 }
 
 /// The requests received so far (a wait compares it with the count it has answered).
 #[inline(always)]
 pub fn requests() -> u32 {
     REQUESTS.load(Ordering::Relaxed)
-}
-
-/// The signal handler (for a thread that does not block the signal): answers the request.
-extern "C" fn on_request(_: libc::c_int) {
-    // SAFETY: errno is this thread's; it is restored before returning, so that the interrupted
-    // code never sees the handler's own write fail.
-    let errno = unsafe { *libc::__errno_location() };
-    answer();
-    // SAFETY: as above.
-    unsafe { *libc::__errno_location() = errno };
-}
-
-/// Counts a request; answers it at once when no wait is blocked. Async-signal-safe: it
-/// allocates nothing and takes no lock.
-fn answer() {
-    if BLOCKED.load(Ordering::Relaxed) == 0
-        && let Some(line) = IDLE.get()
-    {
-        // SAFETY: `line` is a live, immutable buffer of `line.len()` bytes; write(2) is
-        // async-signal-safe.
-        unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
-    }
-    REQUESTS.fetch_add(1, Ordering::Relaxed);
 }
 
 /// A wait that has reached its slow-path checks: it answers requests and reports itself once

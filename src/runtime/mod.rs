@@ -1,5 +1,11 @@
 //! The runtime: the `World` built by `shmem_init` and read-only afterwards, its configuration,
 //! the heap allocator, teams and contexts, the C handles, errors and waiting.
+//!
+//! The runtime denies `unsafe_code`: raw memory is reached through `transport::shm`'s checked
+//! types (`Mapping`, `Dst`, `Src`), the system and the loader through `transport::shm::process`
+//! and `loader`, and the C ABI's exported symbols are `api::exports`'.
+
+#![deny(unsafe_code)]
 
 pub mod about;
 pub mod config;

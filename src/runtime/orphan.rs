@@ -14,6 +14,8 @@
 //! The thread is started once per process and outlives `shmem_finalize`; a fork child does not
 //! inherit it (and has the library disabled anyway).
 
+use crate::transport::shm::process;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::parent_id;
 use std::time::Duration;
 
@@ -38,22 +40,8 @@ pub fn watch() {
 /// Returns once process `parent` is no longer this process's parent.
 fn wait_for_exit(parent: u32) {
     if let Some(fd) = pidfd(parent) {
-        let mut fds = [libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        loop {
-            // SAFETY: one valid pollfd; poll writes only its revents.
-            let n = unsafe { libc::poll(fds.as_mut_ptr(), 1, -1) };
-            if n > 0 {
-                break;
-            }
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                // pidfd polling not supported after all: fall back to looking.
-                break;
-            }
-        }
+        // Returns early where pidfd polling is not supported after all: then looking is the way.
+        process::wait_readable(&fd);
     }
     while parent_id() == parent {
         std::thread::sleep(POLL);
@@ -62,17 +50,7 @@ fn wait_for_exit(parent: u32) {
 
 /// A pidfd of `parent` if it is still this process's parent once opened (so that it names that
 /// process and not a later one with the same pid).
-fn pidfd(parent: u32) -> Option<i32> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, parent as libc::pid_t, 0) };
-    if fd < 0 {
-        return None;
-    }
-    let fd = fd as i32;
-    if parent_id() != parent {
-        // SAFETY: `fd` is the descriptor just opened here, used by nothing else.
-        unsafe { libc::close(fd) };
-        return None;
-    }
-    Some(fd)
+fn pidfd(parent: u32) -> Option<OwnedFd> {
+    let fd = process::pidfd(parent)?;
+    (parent_id() == parent).then_some(fd)
 }

@@ -389,3 +389,78 @@ pub(crate) fn pe_quiet(w: &World, call: &'static str, ctx: shmem_ctx_t, pes: &[u
         flush_failed(call, e);
     }
 }
+
+/// Non-blocking transfers on context `ctx` between buffers borrowed for `'a` (a collective's
+/// own, which it frees when the call returns) and peers' memory: [`scoped`] gives one to its
+/// closure and completes them all with a quiet before it returns (if it started one), so that a
+/// buffer is never written or read by the network after its borrow ends (the network's
+/// [`transport::Scope`] keeps that promise).
+pub(crate) struct Scope<'s, 'a> {
+    w: &'s World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    /// The network's scope on the context's lane (`None`: the job has no network, and a
+    /// transfer is the error of one that needs it).
+    net: Option<&'s transport::Scope<'s, 'a>>,
+}
+
+impl<'a> Scope<'_, 'a> {
+    /// Starts a get of `pe`'s copy of (`seg`, `off`) into `dst`, there once the scope ends.
+    pub(crate) fn get(&self, pe: usize, seg: Seg, off: usize, dst: Dst<'a>) {
+        let from = Place::new(pe, seg as usize, off);
+        match self.net {
+            Some(net) if !overlaps_self(self.w, from, dst.addr(), dst.len()) => {
+                counters::moved(Kind::Get, 1, dst.len() as u64);
+                net.get(from, dst)
+                    .unwrap_or_else(|e| failed(self.call, pe, e))
+            }
+            // This PE's own overlapping memory (a bounce), or no network (its error).
+            _ => receive(self.w, self.call, self.ctx, from, dst, None),
+        }
+    }
+
+    /// Starts a put of `src` to `pe`'s copy of (`seg`, `off`), complete once the scope ends.
+    pub(crate) fn put(&self, pe: usize, seg: Seg, off: usize, src: Src<'a>) {
+        let to = Place::new(pe, seg as usize, off);
+        match self.net {
+            Some(net) if !overlaps_self(self.w, to, src.addr(), src.len()) => {
+                counters::moved(Kind::Put, 1, src.len() as u64);
+                net.put(to, src)
+                    .unwrap_or_else(|e| failed(self.call, pe, e))
+            }
+            _ => send(self.w, self.call, self.ctx, to, src, None),
+        }
+    }
+}
+
+/// Runs `f` with a [`Scope`] for non-blocking transfers on `ctx` into and out of buffers that
+/// live for `'a` (longer than this call), and, if it started any, quiets `ctx` before returning
+/// (also if `f` unwinds): then every transfer `f` started is complete.
+pub(crate) fn scoped<'a, R>(
+    w: &World,
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    f: impl FnOnce(&Scope<'_, 'a>) -> R,
+) -> R {
+    let Some(remote) = w.remote() else {
+        return f(&Scope {
+            w,
+            call,
+            ctx,
+            net: None,
+        });
+    };
+    let (value, quieted) = remote.scoped(handle::lane_index(ctx), |net| {
+        f(&Scope {
+            w,
+            call,
+            ctx,
+            net: Some(net),
+        })
+    });
+    if let Err(e) = quieted {
+        counters::count(Kind::Flush);
+        flush_failed(call, e);
+    }
+    value
+}

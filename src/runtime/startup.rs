@@ -17,10 +17,11 @@ use super::heap::Heap;
 use super::world::{self, INIT, RANK, Route, SegmentView, World, bootstrap_lock};
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
+use crate::transport::Choice;
+use crate::transport::shm::published::Lent;
 use crate::transport::shm::{self, Mapping, Segment, control};
-use crate::transport::{Choice, Remote};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long `shmem_finalize` waits for the network to close before it gives up on a peer.
@@ -181,8 +182,7 @@ fn segment_token(name: &str) -> &str {
 }
 
 fn segment_prefix() -> String {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = shm::process::uid();
     format!("/rshmem-{uid}-")
 }
 
@@ -259,19 +259,19 @@ pub(super) fn build(call: &'static str) -> World {
     // its on-node transports reach them directly), or neither.
     let allocation = config.transport.allocation();
     let mut network = match allocation {
-        Some(_) => network_heap(config.transport, heap_len),
+        Some(_) => shm::network::heap(config.transport, heap_len),
         None => Err(None),
     };
     let data_range = shm::data_segment::find();
+    let mut network_data = None;
     if let (Ok(_), Some(r)) = (&network, data_range) {
-        // SAFETY: the range is the executable's own writable data, page aligned; init runs before
-        // the program's other threads may touch symmetric data.
-        if let Err(why) = unsafe { network_data(config.transport, r.start, r.len) } {
-            network = Err(Some(why));
+        match shm::network::data(config.transport, r) {
+            Ok(m) => network_data = Some(m),
+            Err(why) => network = Err(Some(why)),
         }
     }
     let (heap, heap_name) = match network {
-        Ok(base) => (Memory::Network(base, heap_len), String::new()),
+        Ok(mapping) => (Memory::Network(mapping), String::new()),
         Err(_) => {
             let (seg, name) =
                 Segment::create_unique(name("heap"), heap_len, control::HEAP_LAYOUT)
@@ -301,19 +301,16 @@ pub(super) fn build(call: &'static str) -> World {
     };
     let mut data_name = String::new();
     let data = data_range.map(|r| {
-        if network.is_ok() {
-            return Memory::Network(r.start, r.len);
+        if let Some(mapping) = network_data {
+            return Memory::Network(mapping);
         }
-        // SAFETY: the range is the executable's own writable data, page aligned; init runs before
-        // the program's other threads may touch symmetric data (they must not call into the
-        // library concurrently with shmem_init).
-        let over = unsafe { Segment::create_over(name("data"), r.start as *mut u8, r.len) };
+        let over = Segment::create_over(name("data"), r);
         let (seg, n) = over.unwrap_or_else(|e| {
             Segment::unlink(&heap_name);
             fatal!(
                 call,
                 "cannot share the program's global data ({} bytes): {e}",
-                r.len
+                r.len()
             )
         });
         data_name = n;
@@ -382,11 +379,9 @@ pub(super) fn build(call: &'static str) -> World {
     let t = super::log::phase("exchange", t);
 
     let mut mappings = Vec::new();
-    // SAFETY: this PE's own segments, mapped read-write for the rest of the process (a
-    // `Memory` is never unmapped once made).
-    let own_heap = unsafe { Mapping::new(heap.base(), heap_len) };
-    // SAFETY: as above (no data segment: an empty range, never accessed).
-    let own_data = unsafe { Mapping::new(data.as_ref().map_or(0, Memory::base), data_len) };
+    // This PE's own segments (a `Memory` is never unmapped once made); no data segment: none.
+    let own_heap = heap.mapping();
+    let own_data = data.as_ref().map_or(Mapping::EMPTY, Memory::mapping);
     let mut heap_peers: Vec<Option<Mapping>> = vec![None; npes];
     let mut data_peers: Vec<Option<Mapping>> = vec![None; npes];
     for (pe, record) in records.iter().enumerate() {
@@ -447,7 +442,7 @@ pub(super) fn build(call: &'static str) -> World {
         routes,
         nodes,
         cpu_atomics,
-        remote: AtomicPtr::new(std::ptr::null_mut()),
+        remote: Lent::new(),
         generation: AtomicU64::new(0),
         _mappings: mappings,
     };
@@ -476,97 +471,23 @@ pub(super) fn build(call: &'static str) -> World {
 }
 
 /// The memory of one of this PE's segments: the library's own shared-memory segment, or memory
-/// the network allocated at the segment's address (base, length), kept for the life of the
-/// process.
+/// the network allocated at the segment's address, kept for the life of the process.
 enum Memory {
     Segment(Segment),
-    Network(usize, usize),
+    Network(Mapping),
 }
 
 impl Memory {
-    fn base(&self) -> usize {
+    fn mapping(&self) -> Mapping {
         match self {
-            Memory::Segment(seg) => seg.base(),
-            Memory::Network(base, _) => *base,
+            Memory::Segment(seg) => seg.mapping(),
+            Memory::Network(m) => *m,
         }
     }
 
     fn len(&self) -> usize {
-        match self {
-            Memory::Segment(seg) => seg.len(),
-            Memory::Network(_, len) => *len,
-        }
+        self.mapping().len()
     }
-}
-
-/// With every PE on the route of a network that allocates segments ([`Choice::allocation`]:
-/// `SHMEM_TRANSPORT=ucx`), the heap's memory allocated by the network, placed as every heap
-/// mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory transports reach memory they
-/// allocated from this node's other processes with loads, stores and CPU atomics, where a segment
-/// this library mapped needs the target's worker to emulate each access. No PE maps a peer's heap
-/// by name on this route, so the heap needs no name. Returns its base, or why not (`Some`: the
-/// network could not; the caller then creates the segment itself).
-fn network_heap(choice: Choice, len: usize) -> Result<usize, Option<String>> {
-    let what = "the symmetric heap";
-    let base =
-        shm::segment::reserve(len, control::HEAP_LAYOUT, what).map_err(|e| Some(e.to_string()))?;
-    // SAFETY: base..base+len is the reservation just made, which nothing else uses; the memory is
-    // kept for the life of the process and accessed by the library only through raw pointers and
-    // atomics.
-    if let Err(e) = unsafe { crate::transport::allocate_segment(choice, base, len) } {
-        shm::segment::release(base, len);
-        return Err(Some(e.to_string()));
-    }
-    // A refused guard leaves the allocation unused (untouched pages cost no memory).
-    shm::segment::protect_guard(base, control::HEAP_LAYOUT, what)
-        .map_err(|e| Some(e.to_string()))?;
-    Ok(base)
-}
-
-/// The program's global data `base..base+len` made memory the network allocated (after the heap,
-/// [`network_heap`]): its contents copied aside, the allocation placed over the range, the
-/// contents copied back. Between the two copies the range reads as zero; only the library runs
-/// then (UCX's allocation call). An error leaves the range holding its contents, in the
-/// program's own memory again if the allocation had replaced it before it failed.
-///
-/// Both segments or neither: UCX's fence (weak, UCX 1.13) orders no access it emulates with an
-/// active message before one its shared-memory transports make directly, so one PE's segments
-/// take the same path (the network registers the heap like any memory if the data is refused).
-///
-/// # Safety
-/// The range is the executable's writable data, page aligned, and no other thread touches it
-/// during the call.
-unsafe fn network_data(choice: Choice, base: usize, len: usize) -> Result<(), String> {
-    let mut saved = vec![0u8; len];
-    // SAFETY: the caller's range is mapped and readable; `saved` has `len` bytes.
-    unsafe { shm::segment::copy_raw(base as *const u8, saved.as_mut_ptr(), len) };
-    // SAFETY: the caller's range, whose contents are saved; the memory is kept for the life of
-    // the process and accessed by the library only through raw pointers and atomics.
-    let allocated = unsafe { crate::transport::allocate_segment(choice, base, len) };
-    if let Err(e) = &allocated {
-        // The range may have lost its mapping to the failed allocation: map it afresh (private,
-        // as the program's data is).
-        // SAFETY: replacing the program's own range, whose contents are saved, with fresh memory.
-        let p = unsafe {
-            libc::mmap(
-                base as *mut libc::c_void,
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            crate::transport::shm::fork::die(
-                b"rshmem: shmem_init: the program's global data was lost to a failed allocation by the network\n",
-            );
-        }
-        tracing::debug!(target: "rshmem::route", "the network did not allocate the global data: {e}");
-    }
-    // SAFETY: the range is mapped read-write again (the allocation, or fresh memory).
-    unsafe { shm::segment::copy_raw(saved.as_ptr(), base as *mut u8, len) };
-    allocated.map_err(|e| format!("the global data: {e}"))
 }
 
 /// Stops the job unless PE `pe`'s record agrees with this PE's where every PE must agree.
@@ -606,7 +527,7 @@ pub(super) fn connect(w: &World, call: &'static str) {
         return;
     }
     let generation = w.generation.fetch_add(1, Ordering::Relaxed);
-    let segments = w.segments.each_ref().map(|s| (s.base, s.len));
+    let segments = w.segments.each_ref().map(|s| s.own);
     let key = |pe: usize| format!("rshmem-net{generation}-{pe}");
     let mut trade = |card: &str| -> Result<Vec<String>, String> {
         let mut guard = bootstrap_lock();
@@ -628,21 +549,16 @@ pub(super) fn connect(w: &World, call: &'static str) {
     };
     // Which PEs are on another node: the network watches those connections for a peer's failure.
     let elsewhere: Vec<bool> = (0..w.npes).map(|pe| w.nodes[pe] != w.nodes[w.me]).collect();
-    // SAFETY: both segments are mapped read-write for the life of the process (`_mappings`)
-    // and accessed by the library only through raw pointers and atomics.
-    let remote = unsafe {
-        Remote::connect(
-            w.config.transport,
-            &segments,
-            &elsewhere,
-            super::handle::LANES,
-            &mut trade,
-        )
-    }
+    let remote = shm::network::connect(
+        w.config.transport,
+        &segments,
+        &elsewhere,
+        super::handle::LANES,
+        &mut trade,
+    )
     .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
     w.enter_network_mappings(&remote);
-    w.remote
-        .store(Box::into_raw(Box::new(remote)), Ordering::Release);
+    w.remote.put(Box::new(remote));
 }
 
 #[cfg(test)]

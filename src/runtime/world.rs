@@ -26,9 +26,10 @@ use super::config::{Config, Source};
 use super::heap::Heap;
 use crate::bootstrap::Bootstrap;
 use crate::fatal;
+use crate::transport::shm::published::{Lent, Published};
 use crate::transport::shm::{Dst, Mapping, Segment, control, memory::Slot};
 use crate::transport::{self, Remote};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Which symmetric segment an address lies in.
@@ -130,16 +131,16 @@ pub struct World {
     /// otherwise every atomic goes through the network (one atomic path per job).
     pub cpu_atomics: bool,
     /// The network between `shmem_init` and `shmem_finalize` when some PE is on the network
-    /// route, else NULL. A leaked `Box`, reclaimed by `finalize`.
-    pub(super) remote: AtomicPtr<Remote>,
+    /// route, else nothing; `finalize` takes it back.
+    pub(super) remote: Lent<Remote>,
     /// Initializations so far: names the keys of each network exchange.
     pub(super) generation: AtomicU64,
     /// The mappings, kept alive for the life of the process.
     pub(super) _mappings: Vec<Segment>,
 }
 
-static WORLD: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
-static RETIRED: AtomicPtr<World> = AtomicPtr::new(std::ptr::null_mut());
+static WORLD: Published<World> = Published::new();
+static RETIRED: Published<World> = Published::new();
 /// Serializes `shmem_init` and `shmem_finalize` (`runtime::startup`).
 pub(super) static INIT: Mutex<()> = Mutex::new(());
 static BOOTSTRAP: Mutex<Option<Box<dyn Bootstrap>>> = Mutex::new(None);
@@ -149,19 +150,15 @@ pub(super) static RANK: AtomicIsize = AtomicIsize::new(-1);
 /// The initialized World, or the error every call reports before `shmem_init`.
 #[inline(always)]
 pub fn get(call: &'static str) -> &'static World {
-    let w = WORLD.load(Ordering::Acquire);
-    if w.is_null() {
-        not_initialized(call);
+    match WORLD.get() {
+        Some(w) => w,
+        None => not_initialized(call),
     }
-    // SAFETY: a non-null WORLD points at a leaked, never-freed World.
-    unsafe { &*w }
 }
 
 /// The initialized World, if any.
 pub fn try_get() -> Option<&'static World> {
-    let w = WORLD.load(Ordering::Acquire);
-    // SAFETY: as in `get`.
-    (!w.is_null()).then(|| unsafe { &*w })
+    WORLD.get()
 }
 
 #[cold]
@@ -173,7 +170,7 @@ fn not_initialized(call: &'static str) -> ! {
             "called in a child process after fork(): a PE's child may not use OpenSHMEM"
         )
     }
-    if RETIRED.load(Ordering::Acquire).is_null() {
+    if RETIRED.get().is_none() {
         fatal!(call, "called before shmem_init")
     } else {
         fatal!(call, "called after shmem_finalize")
@@ -195,8 +192,8 @@ pub fn mark_child() {
 
 /// In a child forked after `shmem_init` (`runtime::fork`): the library is unusable here.
 pub fn forget_in_child() {
-    WORLD.store(std::ptr::null_mut(), Ordering::Release);
-    RETIRED.store(std::ptr::null_mut(), Ordering::Release);
+    WORLD.publish(None);
+    RETIRED.publish(None);
 }
 
 /// "3" once the rank is known, "?" before.
@@ -220,35 +217,27 @@ pub(super) fn bootstrap_lock() -> MutexGuard<'static, Option<Box<dyn Bootstrap>>
 
 /// The World that `shmem_init` built or brought back, published: from now on `get` returns it.
 pub(super) fn install(world: &'static World) {
-    WORLD.store((world as *const World).cast_mut(), Ordering::Release);
+    WORLD.publish(Some(world));
 }
 
 /// Unpublishes the World (`shmem_finalize`) and keeps it for a later `shmem_init`; `None` if
 /// there was none.
 pub(super) fn retire() -> Option<&'static World> {
-    let w = WORLD.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    if w.is_null() {
-        return None;
-    }
-    RETIRED.store(w, Ordering::Release);
-    // SAFETY: a non-null WORLD points at a leaked, never-freed World.
-    Some(unsafe { &*w })
+    let w = WORLD.swap(None)?;
+    RETIRED.publish(Some(w));
+    Some(w)
 }
 
 /// The World an earlier `shmem_finalize` retired, taken back (`shmem_init` again).
 pub(super) fn take_retired() -> Option<&'static World> {
-    let w = RETIRED.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    // SAFETY: RETIRED holds a leaked World, like WORLD.
-    (!w.is_null()).then(|| unsafe { &*w })
+    RETIRED.swap(None)
 }
 
 /// Takes the network out of the World (`shmem_finalize`), if it has one.
 pub(super) fn take_remote(w: &World) -> Option<Box<Remote>> {
-    let net = w.remote.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    // SAFETY: a non-null `remote` came from Box::into_raw in `startup::connect` and is swapped out
-    // here once; no operation uses it any more (the World is retired, and operations concurrent
-    // with shmem_finalize are erroneous).
-    (!net.is_null()).then(|| unsafe { Box::from_raw(net) })
+    // No operation uses it any more: the World is retired, and operations concurrent with
+    // shmem_finalize are erroneous (the rule `Lent` rests on).
+    w.remote.take()
 }
 
 /// Says goodbye to the launcher at process exit.
@@ -271,13 +260,10 @@ impl World {
     /// The network (some PE is on the network route, and the World is initialized).
     #[inline(always)]
     pub(crate) fn remote_or_fail(&self) -> &Remote {
-        let net = self.remote.load(Ordering::Acquire);
-        if net.is_null() {
-            no_network();
+        match self.remote.get() {
+            Some(net) => net,
+            None => no_network(),
         }
-        // SAFETY: a non-null `net` is a leaked Box that only `finalize` reclaims, after retiring
-        // the World; operations concurrent with shmem_finalize are erroneous.
-        unsafe { &*net }
     }
 
     /// `pe` as an index, or the error naming the call.
@@ -557,12 +543,19 @@ impl World {
     ) -> [u64; N] {
         match self.control_target(pe, &field) {
             Ok(word) => {
-                let first: *const AtomicU64 = word;
-                std::array::from_fn(|i| {
-                    // SAFETY: the caller selects the first of N consecutive words of the control
-                    // block (an array of AtomicU64), mapped for the life of the process.
-                    unsafe { &*first.add(i) }.load(Ordering::Acquire)
-                })
+                // The N words from the selected one, in the heap mapping that holds them.
+                let heap = self.segments[Seg::Heap as usize].peers[pe];
+                let words = heap.and_then(|m| {
+                    let at = (word as *const AtomicU64 as usize).checked_sub(m.base())?;
+                    m.at(at, N * size_of::<u64>())
+                });
+                let Some(words) = words else {
+                    fatal!(
+                        call,
+                        "internal error: {N} control words of PE {pe} outside its heap"
+                    )
+                };
+                std::array::from_fn(|i| words.word::<u64>(i * size_of::<u64>()).load_acquire())
             }
             Err(off) => {
                 super::counters::count(super::counters::Kind::Load);

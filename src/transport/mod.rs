@@ -425,18 +425,22 @@ pub(crate) trait Network: Sized {
     /// Puts `src` to `to`; returns when `src` may be reused.
     fn put(&self, lane: usize, to: Place, src: Src<'_>) -> Result<()>;
 
-    /// Puts `src` to `to` without waiting: `src` is the program's, unchanged until the next quiet
-    /// of the lane (OpenSHMEM's rule for a non-blocking put), hence `'static`: the library never
-    /// passes a buffer of its own that it could free before.
-    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()>;
+    /// Puts `src` to `to` without waiting: complete at the next quiet of the lane. The safe
+    /// forms are [`Remote::put_nbi`] (the program's `'static` buffers) and [`Scope::put`].
+    ///
+    /// # Safety
+    /// `src` stays readable and unchanged until the next quiet of the lane.
+    unsafe fn put_nbi(&self, lane: usize, to: Place, src: Src<'_>) -> Result<()>;
 
     /// Gets `from` into `dst`, ordered after the lane's puts; returns with the data.
     fn get(&self, lane: usize, from: Place, dst: Dst<'_>) -> Result<()>;
 
     /// Gets `from` into `dst` without waiting, ordered after the lane's puts: the data is there
-    /// at the next quiet of the lane; `dst` is the program's, not read until then (`'static`: as
-    /// for [`Network::put_nbi`]).
-    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()>;
+    /// at the next quiet of the lane (the safe forms: [`Remote::get_nbi`], [`Scope::get`]).
+    ///
+    /// # Safety
+    /// `dst` stays writable, and unused by anyone else, until the next quiet of the lane.
+    unsafe fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'_>) -> Result<()>;
 
     /// `shape.count` blocks of `shape.block` bytes between `local` (a put reads it, a get writes
     /// it) and the peer, block `i` at `remote` moved by `i * shape.rstride` and at
@@ -515,7 +519,7 @@ pub(crate) trait Network: Sized {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         let _ = (pe, tag, bytes, wait);
@@ -531,7 +535,7 @@ pub(crate) trait Network: Sized {
     /// returns are withdrawn.
     fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
     ) -> Result<R> {
         let _ = (posts, wait);
@@ -640,10 +644,14 @@ impl Remote {
         each!(self, n => Network::put(n, lane, to, src))
     }
 
-    /// See [`Network::put_nbi`].
+    /// See [`Network::put_nbi`]: `src` is the program's, which it leaves unchanged until the next
+    /// quiet (OpenSHMEM's rule for a non-blocking put), hence `'static`: the library never passes
+    /// a buffer of its own here that it could free before (its own go through [`Remote::scoped`]).
     #[inline]
     pub(crate) fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()> {
-        each!(self, n => Network::put_nbi(n, lane, to, src))
+        // SAFETY: `src` is readable for the life of the process; unchanged until the quiet is
+        // the program's part (above).
+        each!(self, n => unsafe { Network::put_nbi(n, lane, to, src) })
     }
 
     /// See [`Network::get`].
@@ -652,10 +660,35 @@ impl Remote {
         each!(self, n => Network::get(n, lane, from, dst))
     }
 
-    /// See [`Network::get_nbi`].
+    /// See [`Network::get_nbi`]: `dst` is the program's (`'static`: as for [`Remote::put_nbi`]).
     #[inline]
     pub(crate) fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()> {
-        each!(self, n => Network::get_nbi(n, lane, from, dst))
+        // SAFETY: `dst` is writable for the life of the process; not read until the quiet is
+        // the program's part (OpenSHMEM's rule for a non-blocking get).
+        each!(self, n => unsafe { Network::get_nbi(n, lane, from, dst) })
+    }
+
+    /// Runs `f` with a [`Scope`] of non-blocking transfers on `lane` between buffers borrowed for
+    /// `'a` (longer than this call) and peers, then, if it started any, quiets the lane (also when
+    /// `f` unwinds) so that every one is complete: `f`'s value, and the quiet's outcome.
+    pub(crate) fn scoped<'a, R>(
+        &self,
+        lane: usize,
+        f: impl FnOnce(&Scope<'_, 'a>) -> R,
+    ) -> (R, Result<()>) {
+        let scope = Scope {
+            net: self,
+            lane,
+            started: std::cell::Cell::new(false),
+            _buffers: std::marker::PhantomData,
+        };
+        let value = f(&scope);
+        let quieted = if scope.started.replace(false) {
+            self.quiet(lane)
+        } else {
+            Ok(())
+        };
+        (value, quieted)
     }
 
     /// See [`Network::strided`].
@@ -765,7 +798,7 @@ impl Remote {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         each!(self, n => Network::send_message(n, pe, tag, bytes, wait))
@@ -774,7 +807,7 @@ impl Remote {
     /// See [`Network::receive_messages`].
     pub(crate) fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Arrival>) -> R,
     ) -> Result<R> {
         each!(self, n => Network::receive_messages(n, posts, wait))
@@ -784,7 +817,7 @@ impl Remote {
     pub(crate) fn receive_message<R>(
         &self,
         tag: u64,
-        into: &mut [u8],
+        into: shm::Dst<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<Arrival>) -> R,
     ) -> Result<R> {
         self.receive_messages(&mut [(tag, into)], |test| wait(&mut || test(0)))
@@ -824,6 +857,44 @@ impl Remote {
     /// See [`Network::stop`].
     pub(crate) fn stop(&mut self) -> Result<()> {
         each!(self, n => Network::stop(n))
+    }
+}
+
+/// Non-blocking transfers of one lane between buffers borrowed for `'a` and peers
+/// ([`Remote::scoped`]): each is complete by the quiet the scope makes before it ends, so the
+/// network never reads or writes a buffer after its borrow ends.
+pub(crate) struct Scope<'r, 'a> {
+    net: &'r Remote,
+    lane: usize,
+    started: std::cell::Cell<bool>,
+    /// Invariant in `'a`: a buffer that ends before the scope's quiet is refused.
+    _buffers: std::marker::PhantomData<fn(&'a ()) -> &'a ()>,
+}
+
+impl<'a> Scope<'_, 'a> {
+    /// Starts a put of `src` to `to`, complete once the scope ends.
+    pub(crate) fn put(&self, to: Place, src: Src<'a>) -> Result<()> {
+        self.started.set(true);
+        // SAFETY: `src` is borrowed for `'a`, which outlasts the scope, whose end quiets the lane
+        // (`Remote::scoped`, or this scope's drop on an unwind) before `'a` ends.
+        each!(self.net, n => unsafe { Network::put_nbi(n, self.lane, to, src) })
+    }
+
+    /// Starts a get of `from` into `dst`, there once the scope ends.
+    pub(crate) fn get(&self, from: Place, dst: Dst<'a>) -> Result<()> {
+        self.started.set(true);
+        // SAFETY: as in `put`: `dst` outlasts the quiet that completes the get.
+        each!(self.net, n => unsafe { Network::get_nbi(n, self.lane, from, dst) })
+    }
+}
+
+impl Drop for Scope<'_, '_> {
+    /// On an unwind out of the scope's closure: completes what it started (errors dropped: the
+    /// unwind is the failure reported).
+    fn drop(&mut self) {
+        if self.started.get() {
+            let _ = self.net.quiet(self.lane);
+        }
     }
 }
 

@@ -651,7 +651,7 @@ pub fn expand_extensions<'a>(spec: &Spec, funcs: &[Func<'a>]) -> Result<Vec<Func
     Ok(out)
 }
 
-/// The data symbols that foreign headers declare and rshmem defines (in `src/runtime/handle.rs`),
+/// The data symbols that foreign headers declare and rshmem defines (in `src/api/exports.rs`),
 /// as C declarations.
 pub const DATA: &[(&str, &str)] = &[(OSHMEM, "extern const shmem_ctx_t oshmem_ctx_default;")];
 

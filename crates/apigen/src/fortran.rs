@@ -989,7 +989,11 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
                 op_args.push("SHMEM_CTX_DEFAULT".into());
             }
             None if pname == "op" && r.family.operator.is_some() => {
-                op_args.push(r.family.operator.unwrap_or_default().into());
+                let operator = r.family.operator.unwrap_or_default();
+                // As in `rustgen`: the operator's module is imported too.
+                uses.ops
+                    .insert(operator.split("::").next().unwrap_or_default().to_string());
+                op_args.push(operator.into());
             }
             None => {
                 return Err(format!(

@@ -1,7 +1,7 @@
 //! Generates `include/shmem.h` and `include/pshmem.h` with cbindgen, used as a library, from the
 //! root `cbindgen.toml`. cbindgen reads only the files that make up the C ABI (the shells of
 //! `src/api/*.rs`, expanded by apigen from `shell!` lines into plain functions, since cbindgen
-//! does not expand macros, and `src/runtime/handle.rs`), never the rest of the crate, so internal items cannot leak into the
+//! does not expand macros, `src/runtime/handle.rs` and the hand-written `src/api/exports.rs`), never the rest of the crate, so internal items cannot leak into the
 //! headers. What cbindgen cannot express is appended as text: the hand-written macros and opaque
 //! typedefs of `crates/apigen/c/shmem-macros.h`, the `long double` declarations and the C11 generics.
 
@@ -15,6 +15,7 @@ fn sources(root: &Path, api: &Path) -> Vec<std::path::PathBuf> {
     let mut v = vec![
         root.join("src/runtime/handle.rs"),
         root.join("src/runtime/constants.rs"),
+        root.join("src/api/exports.rs"),
     ];
     v.extend(MODULES.iter().map(|(m, _)| api.join(format!("{m}.rs"))));
     v

@@ -14,14 +14,31 @@ pub struct Op {
     pub params: Vec<(String, String)>,
 }
 
-/// Finds `pub fn NAME` or `pub unsafe fn NAME` in `ops_dir/<module>.rs`.
+/// Finds `pub fn NAME` or `pub unsafe fn NAME`: first in `ops_dir/ffi/<module>.rs`, where an op
+/// that takes the C caller's pointers has its entry point (the one place of `ops` that turns them
+/// into checked ranges: `path` becomes `ffi::<module>::NAME`), then in `ops_dir/<module>.rs`.
 pub fn find(ops_dir: &Path, path: &str) -> Result<Op, String> {
     let (module, name) = path
         .split_once("::")
         .ok_or_else(|| format!("op {path}: expected module::function"))?;
+    let ffi = ops_dir.join("ffi").join(format!("{module}.rs"));
+    if let Ok(text) = fs::read_to_string(&ffi)
+        && let Some(op) = find_in(&text, path, name)?
+    {
+        return Ok(Op {
+            path: format!("ffi::{path}"),
+            ..op
+        });
+    }
     let file = ops_dir.join(format!("{module}.rs"));
     let text =
         fs::read_to_string(&file).map_err(|e| format!("op {path}: {}: {e}", file.display()))?;
+    find_in(&text, path, name)?
+        .ok_or_else(|| format!("op {path}: no `pub fn {name}` in {}", file.display()))
+}
+
+/// The op `name` (of `path`) declared in `text`, if it is.
+fn find_in(text: &str, path: &str, name: &str) -> Result<Option<Op>, String> {
     for (is_unsafe, prefix) in [(false, "pub fn "), (true, "pub unsafe fn ")] {
         for (at, _) in text.match_indices(prefix) {
             let rest = &text[at + prefix.len()..];
@@ -57,15 +74,12 @@ pub fn find(ops_dir: &Path, path: &str) -> Result<Op, String> {
                 ));
             }
             params.remove(0);
-            return Ok(Op {
+            return Ok(Some(Op {
                 path: path.to_string(),
                 is_unsafe,
                 params,
-            });
+            }));
         }
     }
-    Err(format!(
-        "op {path}: no `pub fn {name}` in {}",
-        file.display()
-    ))
+    Ok(None)
 }

@@ -30,7 +30,7 @@
 
 use super::elf;
 use super::tables::{self, HandleSymbol, Personality};
-use std::ffi::{CStr, CString, c_int, c_void};
+use crate::transport::shm::loader::{self, Handle, Object};
 use std::path::PathBuf;
 
 /// The detected personality, with the nonzero values of its library's handle symbols.
@@ -39,17 +39,13 @@ pub struct Found {
     pub handles: Vec<(&'static HandleSymbol, usize)>,
 }
 
-/// One loaded object.
-#[derive(Clone, Debug)]
-struct Loaded {
-    /// The name the loader gave it (empty for the executable).
-    name: String,
-    /// Whether it is rshmem itself (it holds this code).
-    is_self: bool,
+/// The file to read of a loaded object, and the name to show in messages.
+trait Loaded {
+    fn file(&self) -> PathBuf;
+    fn shown(&self) -> String;
 }
 
-impl Loaded {
-    /// The file to read, and the name to show in messages.
+impl Loaded for Object {
     fn file(&self) -> PathBuf {
         if self.name.is_empty() {
             PathBuf::from("/proc/self/exe")
@@ -69,43 +65,6 @@ impl Loaded {
     }
 }
 
-/// The loaded objects, in the loader's order (the executable first).
-fn loaded_objects() -> Vec<Loaded> {
-    unsafe extern "C" fn visit(
-        info: *mut libc::dl_phdr_info,
-        _size: usize,
-        data: *mut c_void,
-    ) -> c_int {
-        // SAFETY: the loader passes a valid info block; `data` is the Vec given below.
-        let (info, objects) = unsafe { (&*info, &mut *data.cast::<Vec<Loaded>>()) };
-        let name = if info.dlpi_name.is_null() {
-            String::new()
-        } else {
-            // SAFETY: dlpi_name is a NUL-terminated string owned by the loader.
-            unsafe { CStr::from_ptr(info.dlpi_name) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        let here = loaded_objects as *const () as u64;
-        let phdrs: &[libc::Elf64_Phdr] = if info.dlpi_phdr.is_null() {
-            &[]
-        } else {
-            // SAFETY: the loader's program headers of this object, `dlpi_phnum` of them.
-            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) }
-        };
-        let is_self = phdrs.iter().any(|p| {
-            let start = info.dlpi_addr.wrapping_add(p.p_vaddr);
-            p.p_type == libc::PT_LOAD && here >= start && here - start < p.p_memsz
-        });
-        objects.push(Loaded { name, is_self });
-        0
-    }
-    let mut objects: Vec<Loaded> = Vec::new();
-    // SAFETY: dl_iterate_phdr calls `visit` with valid pointers; `objects` outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut objects).cast()) };
-    objects
-}
-
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -117,49 +76,6 @@ fn library_of(name: &str) -> Option<&'static Personality> {
         .iter()
         .copied()
         .find(|p| file.starts_with(p.library))
-}
-
-/// The loader's handle of the loaded object named `name` (a path or a `DT_NEEDED` name), or
-/// NULL if no loaded object goes by it; the executable's for the empty name. Closed by
-/// [`release`].
-fn handle_of(name: &str) -> *mut c_void {
-    if name.is_empty() {
-        // SAFETY: dlopen(NULL) returns the executable's handle.
-        return unsafe { libc::dlopen(std::ptr::null(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
-    }
-    let Ok(name) = CString::new(name) else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: a NUL-terminated name; RTLD_NOLOAD only returns an already loaded object.
-    unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) }
-}
-
-fn release(handle: *mut c_void) {
-    if !handle.is_null() {
-        // SAFETY: drops the reference that RTLD_NOLOAD took; the object stays loaded.
-        unsafe { libc::dlclose(handle) };
-    }
-}
-
-/// The value of data symbol `symbol` as the object `path` itself defines it (0 if it does not).
-fn own_value(path: &str, symbol: &str) -> usize {
-    let Ok(symbol) = CString::new(symbol) else {
-        return 0;
-    };
-    let handle = handle_of(path);
-    if handle.is_null() {
-        return 0;
-    }
-    // SAFETY: a valid handle and a NUL-terminated name; the lookup starts at that object.
-    let addr = unsafe { libc::dlsym(handle, symbol.as_ptr()) };
-    let value = if addr.is_null() {
-        0
-    } else {
-        // SAFETY: the symbol is a handle variable (a pointer) of a loaded, mapped object.
-        unsafe { addr.cast::<usize>().read() }
-    };
-    release(handle);
-    value
 }
 
 /// What one user of OpenSHMEM was built for.
@@ -257,23 +173,23 @@ pub fn decide(
 
 /// The personality of this process, or why there is no single one.
 pub fn detect() -> Result<Found, String> {
-    let objects = loaded_objects();
+    let objects = loader::objects();
     // The loader's handle of rshmem and of each foreign library, to resolve `DT_NEEDED` names.
     let own = objects
         .iter()
         .find(|o| o.is_self)
-        .map_or(std::ptr::null_mut(), |o| handle_of(&o.name));
-    let mut libraries: Vec<(String, &'static Personality, *mut c_void)> = Vec::new();
-    let mut unknown: Vec<(String, *mut c_void)> = Vec::new();
-    let mut candidates: Vec<(&Loaded, elf::Object)> = Vec::new();
+        .and_then(|o| Handle::loaded(&o.name));
+    let mut libraries: Vec<(String, &'static Personality, Option<Handle>)> = Vec::new();
+    let mut unknown: Vec<(String, Option<Handle>)> = Vec::new();
+    let mut candidates: Vec<(&Object, elf::Object)> = Vec::new();
     for o in objects.iter().filter(|o| !o.is_self) {
         let Some(info) = elf::read(&o.file()) else {
             continue;
         };
         if let Some(p) = library_of(&o.name) {
-            libraries.push((o.name.clone(), p, handle_of(&o.name)));
+            libraries.push((o.name.clone(), p, Handle::loaded(&o.name)));
         } else if info.defines_init {
-            unknown.push((o.shown(), handle_of(&o.name)));
+            unknown.push((o.shown(), Handle::loaded(&o.name)));
         } else if info.marker || info.uses_shmem {
             candidates.push((o, info));
         }
@@ -295,10 +211,10 @@ pub fn detect() -> Result<Found, String> {
             // with rshmem by name, were compiled with the foreign values.
             let mut linked_self = false;
             for needed in &info.needed {
-                let h = handle_of(needed);
-                if h.is_null() {
+                let Some(h) = Handle::loaded(needed) else {
                     continue;
-                }
+                };
+                let h = Some(h);
                 if h == own {
                     linked_self = true;
                 } else if let Some((path, p, _)) = libraries.iter().find(|l| l.2 == h) {
@@ -310,7 +226,6 @@ pub fn detect() -> Result<Found, String> {
                     user.library = path.clone();
                     user.abi = Abi::Unknown;
                 }
-                release(h);
             }
             if linked_self && matches!(user.abi, Abi::Silent) {
                 user.abi = Abi::Native("linked against rshmem");
@@ -318,18 +233,12 @@ pub fn detect() -> Result<Found, String> {
             user
         })
         .collect();
-    for h in libraries
-        .iter()
-        .map(|l| l.2)
-        .chain(unknown.iter().map(|u| u.1))
-        .chain([own])
-    {
-        release(h);
-    }
+    drop(own);
     let loaded: Vec<(String, &'static Personality)> = libraries
         .iter()
         .map(|(path, p, _)| (path.clone(), *p))
         .collect();
+    drop(libraries);
     let unknown: Vec<String> = unknown.into_iter().map(|(path, _)| path).collect();
     let personality = decide(&users, &loaded, &unknown)?;
     let library = loaded
@@ -343,7 +252,7 @@ pub fn detect() -> Result<Found, String> {
             Some(path) => personality
                 .handles
                 .iter()
-                .map(|h| (h, own_value(path, h.symbol)))
+                .map(|h| (h, Handle::loaded(path).map_or(0, |o| o.word(h.symbol))))
                 .filter(|(_, v)| *v != 0)
                 .collect(),
         },

@@ -2,7 +2,7 @@
 //! against (`DT_NEEDED`), whether it refers to rshmem's ABI marker, whether it calls OpenSHMEM
 //! routines, whether it defines `shmem_init` itself. Read from the ELF file's section headers,
 //! its dynamic symbol table and its dynamic section, with plain reads of the file: no mapping, no
-//! unsafe code.
+//! raw pointer.
 //!
 //! Invariant: a file that is not a 64-bit little-endian ELF object with section headers, or whose
 //! tables do not fit in the file, gives [`None`] (no evidence), never an error: detection then
@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// The name of rshmem's ABI marker symbol (see `personality::rshmem_abi_v1`).
+/// The name of rshmem's ABI marker symbol (exported by `api::exports`).
 pub const MARKER: &str = "rshmem_abi_v1";
 
 /// What an object's dynamic tables say.

@@ -36,14 +36,6 @@ pub use tables::{Personality, Predefined};
 #[repr(transparent)]
 pub struct Program<T>(pub T);
 
-/// The ABI marker: `shmem.h` makes every object compiled with it refer to this symbol, so that
-/// [`detect`] knows those objects carry rshmem's values (docs/ABI.md). Its value is the marker's
-/// version; nothing reads it.
-#[unsafe(no_mangle)]
-#[used]
-#[allow(non_upper_case_globals)]
-pub static rshmem_abi_v1: c_int = 1;
-
 /// Index in [`tables::ALL`] of the active personality (0: native).
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 /// The outcome of the one detection: the index selected, or why none could be.

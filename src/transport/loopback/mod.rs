@@ -112,7 +112,7 @@ fn card(segments: &[(usize, usize)]) -> Result<String> {
         }
         let (_, fd) = allocated
             .iter()
-            .find(|(seg, _)| seg.base() == base && seg.len() == len)
+            .find(|(seg, _)| (seg.mapping().base(), seg.mapping().len()) == (base, len))
             .ok_or_else(|| {
                 Error::new(format!(
                     "loopback: the segment at {base:#x} ({len} bytes) is not memory this network \
@@ -223,7 +223,8 @@ impl super::Network for Network {
     }
 
     #[inline]
-    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> Result<()> {
+    unsafe fn put_nbi(&self, lane: usize, to: Place, src: Src<'_>) -> Result<()> {
+        // A copy, complete when it returns: nothing of `src` is kept.
         self.put(lane, to, src)
     }
 
@@ -234,7 +235,7 @@ impl super::Network for Network {
     }
 
     #[inline]
-    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> Result<()> {
+    unsafe fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'_>) -> Result<()> {
         self.get(lane, from, dst)
     }
 

@@ -15,7 +15,7 @@
 //! confused. A scratch chunk is written by its owner only, and only once every reader of what it
 //! held before has acknowledged it (`Posts::acks`).
 
-use std::mem::align_of;
+use std::mem::{align_of, size_of};
 use std::sync::atomic::AtomicU64;
 
 /// Bytes reserved for the control block at the start of the heap segment (address space only:
@@ -195,11 +195,11 @@ pub const SCRATCH_END: usize = SCRATCH_OFFSET + (TEAM_SLOTS + 1) * CHUNKS * CHUN
 const _: () = assert!(SCRATCH_END <= CONTROL_SIZE);
 const _: () = assert!(SCRATCH_BYTES <= CHUNKS * CHUNK_BYTES);
 
-/// The address of scratch chunk `c` of group `g` in the heap segment mapped at `base`.
+/// Where scratch chunk `c` of group `g` is in the heap segment (an offset from its start).
 #[inline(always)]
-pub fn scratch(base: usize, g: usize, c: usize) -> usize {
+pub fn scratch_at(g: usize, c: usize) -> usize {
     debug_assert!(g <= TEAM_SLOTS && c < CHUNKS);
-    base + SCRATCH_OFFSET + (CHUNKS * g + c) * CHUNK_BYTES
+    SCRATCH_OFFSET + (CHUNKS * g + c) * CHUNK_BYTES
 }
 
 /// The control block at the start of `heap`, a heap segment's mapping (kept for the life of the
@@ -223,4 +223,51 @@ pub unsafe fn at(base: usize) -> &'static Control {
     // SAFETY: guaranteed by the caller; Control is all atomics, valid for any bit pattern, and
     // base is page aligned.
     unsafe { &*(base as *const Control) }
+}
+
+/// Rounds of a binomial tree over the node leaders (`collectives::tree`): up to `2^TREE_ROUNDS`
+/// nodes.
+pub const TREE_ROUNDS: usize = 24;
+
+/// One team slot's node-aware words on one PE (`collectives::node`), in the control block after
+/// the scratch areas.
+#[repr(C)]
+pub struct TreeSync {
+    /// The last epoch in which this PE arrived at its node's leader (written by this PE only).
+    pub arrive: Padded,
+    /// The last epoch in which this PE's leader released it.
+    pub release: Padded,
+    /// `up[j]`: the last epoch in which this PE's tree child of round `j` reported (always the
+    /// leader `j` places after this one, `2^j` ahead modulo the number of leaders, whatever the
+    /// root: see `collectives::tree`).
+    pub up: [Padded; TREE_ROUNDS],
+    /// The last epoch in which this PE's tree parent delivered the data.
+    pub down: Padded,
+}
+
+/// Where the node-aware words start in the control block: its end, past every field of
+/// [`Control`] and the collectives' scratch areas.
+const TREE_AT: usize = (CONTROL_SIZE - size_of::<[TreeSync; TEAM_SLOTS]>()) & !63;
+
+const _: () = assert!(size_of::<Control>() <= TREE_AT);
+const _: () = assert!(SCRATCH_END <= TREE_AT);
+const _: () = assert!(TREE_AT + size_of::<[TreeSync; TEAM_SLOTS]>() <= CONTROL_SIZE);
+const _: () = assert!(TREE_AT.is_multiple_of(64));
+
+/// The node-aware words of team slot `slot` in the control block `c`.
+#[inline]
+pub fn tree_words(c: &Control, slot: usize) -> &TreeSync {
+    let area = (c as *const Control as usize + TREE_AT) as *const [TreeSync; TEAM_SLOTS];
+    // SAFETY: a `Control` reference is made only by `of`/`at` from a live heap mapping of at
+    // least CONTROL_SIZE bytes (zero-filled at creation, kept for the life of the process);
+    // `TREE_AT` plus the area fits in it (checked above); the words are atomics, valid for any
+    // bit pattern, and 64-byte aligned like the page-aligned base.
+    unsafe { &(*area)[slot] }
+}
+
+/// A zeroed [`Posts`] of its own, for tests of the collectives' bookkeeping.
+#[cfg(test)]
+pub fn zeroed_posts() -> Box<Posts> {
+    // SAFETY: `Posts` is all atomics, for which zero is a valid value.
+    unsafe { Box::new_zeroed().assume_init() }
 }

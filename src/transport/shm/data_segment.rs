@@ -4,11 +4,22 @@
 
 use std::ffi::c_void;
 
-/// A page-aligned address range `[start, start + len)`.
+/// The executable's writable data: a page-aligned address range `[start, start + len)`, mapped
+/// read-write for the life of the process. Only [`find`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Range {
-    pub start: usize,
-    pub len: usize,
+    start: usize,
+    len: usize,
+}
+
+impl Range {
+    pub fn start(self) -> usize {
+        self.start
+    }
+
+    pub fn len(self) -> usize {
+        self.len
+    }
 }
 
 struct Found(Option<Range>);

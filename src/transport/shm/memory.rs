@@ -491,6 +491,9 @@ impl Mapping {
         Mapping { base, len }
     }
 
+    /// No memory: the mapping of a segment that does not exist (0 bytes at 0).
+    pub const EMPTY: Mapping = Mapping { base: 0, len: 0 };
+
     #[inline(always)]
     pub fn base(self) -> usize {
         self.base
@@ -566,6 +569,29 @@ impl Slot {
     }
 }
 
+// What the collectives need beyond the above: their buffers, kept as `u128`s, as `Plain` slices.
+
+/// The `T` elements that fit in `units` (16-byte words, aligned for every `Plain` type), as a
+/// slice: a typed view of a buffer kept as `u128`s.
+#[inline]
+pub fn units_as<T: Plain>(units: &[u128]) -> &[T] {
+    const { assert!(align_of::<T>() <= align_of::<u128>() && size_of::<T>() > 0) };
+    let n = size_of_val(units) / size_of::<T>();
+    // SAFETY: the words are initialized and aligned for `T` (checked above), `n` elements of `T`
+    // lie within them, and any bytes are a `T` (`Plain`); the borrow is `units`'.
+    unsafe { std::slice::from_raw_parts(units.as_ptr().cast::<T>(), n) }
+}
+
+/// [`units_as`], to be written.
+#[inline]
+pub fn units_as_mut<T: Plain>(units: &mut [u128]) -> &mut [T] {
+    const { assert!(align_of::<T>() <= align_of::<u128>() && size_of::<T>() > 0) };
+    let n = size_of_val(units) / size_of::<T>();
+    // SAFETY: as in `units_as`; the borrow is `units`' mutable one, and whatever is written into
+    // the elements leaves valid `u128`s (any bits are).
+    unsafe { std::slice::from_raw_parts_mut(units.as_mut_ptr().cast::<T>(), n) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -632,5 +658,22 @@ mod tests {
         assert!(m.at(33, 0).is_none());
         m.at(0, 4).unwrap().store::<u32>(0, 7);
         assert_eq!(m.all().load::<u32>(0), 7);
+    }
+}
+
+#[cfg(test)]
+mod collective_tests {
+    use super::*;
+
+    #[test]
+    fn units_are_seen_as_plain_elements() {
+        let mut units = [0u128; 2];
+        let words = units_as_mut::<u64>(&mut units);
+        assert_eq!(words.len(), 4);
+        words[3] = 0x0102;
+        assert_eq!(units_as::<u32>(&units)[6], 0x0102);
+        assert_eq!(units_as::<[u8; 3]>(&units).len(), 10);
+        let bytes = units_as::<u8>(&units);
+        assert_eq!((bytes.len(), bytes[24], bytes[25]), (32, 2, 1));
     }
 }

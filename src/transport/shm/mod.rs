@@ -8,7 +8,11 @@
 pub mod control;
 pub mod data_segment;
 pub mod fork;
+pub mod loader;
 pub mod memory;
+pub mod network;
+pub mod process;
+pub mod published;
 pub mod segment;
 
 #[allow(unused_imports, reason = "used as the layers above move onto them")]

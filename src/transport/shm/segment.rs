@@ -235,20 +235,18 @@ impl Segment {
     }
 
     /// Creates a segment under the first free name `name()` returns (as
-    /// [`Segment::create_unique`]), fills it with the current contents of `base..base+len` (page
-    /// aligned, in this process) and maps it over that range, so the range keeps its contents but
-    /// becomes shared memory that peers can map. Used for the executable's global data.
-    ///
-    /// # Safety
-    /// The range must be page aligned, mapped read-write, and no other thread may write it during
-    /// the call.
-    pub unsafe fn create_over(
+    /// [`Segment::create_unique`]), fills it with the current contents of the executable's global
+    /// data `data` and maps it over that range, so the range keeps its contents but becomes
+    /// shared memory that peers can map.
+    pub fn create_over(
         name: impl FnMut() -> io::Result<String>,
-        base: *mut u8,
-        len: usize,
+        data: super::data_segment::Range,
     ) -> io::Result<(Segment, String)> {
+        let (base, len) = (data.start() as *mut u8, data.len());
         let (staging, name) = Segment::create_unique(name, len, Layout::default())?;
-        // SAFETY: the caller guarantees the source range; staging is a fresh mapping of len bytes.
+        // SAFETY: `data` is the executable's writable data (a Range only `find` makes), mapped
+        // readable, which no other thread writes during shmem_init (OpenSHMEM: symmetric data is
+        // not accessed concurrently with it); staging is a fresh mapping of `len` bytes.
         unsafe { copy_raw(base, staging.base, len) };
         let cname = c_name(&name)?;
         // SAFETY: the object exists (created above).
@@ -376,10 +374,12 @@ impl Segment {
         }
     }
 
+    #[cfg(test)]
     pub fn base(&self) -> usize {
         self.base as usize
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }

@@ -106,11 +106,10 @@ impl transport::Network for Network {
         Ok(unsafe { lane.put_blocking(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    fn put_nbi(&self, lane: usize, to: Place, src: Src<'static>) -> transport::Result<()> {
+    unsafe fn put_nbi(&self, lane: usize, to: Place, src: Src<'_>) -> transport::Result<()> {
         let Place { pe, seg, off } = to;
         let lane = self.lane_for(lane)?;
-        // SAFETY: `src` is readable for the life of the process (`'static`), and the program
-        // leaves it unchanged until the next quiet (OpenSHMEM's rule for a non-blocking put).
+        // SAFETY: the caller's contract: `src` stays readable and unchanged until the next quiet.
         Ok(unsafe { lane.put_nbi(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
@@ -122,11 +121,10 @@ impl transport::Network for Network {
         Ok(unsafe { lane.get(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?.wait()?)
     }
 
-    fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'static>) -> transport::Result<()> {
+    unsafe fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'_>) -> transport::Result<()> {
         let Place { pe, seg, off } = from;
         let lane = self.lane_for(lane)?;
-        // SAFETY: `dst` is writable for the life of the process (`'static`), and the program
-        // reads it only after the next quiet (OpenSHMEM's rule for a non-blocking get).
+        // SAFETY: the caller's contract: `dst` stays writable and unused until the next quiet.
         Ok(unsafe { lane.get_nbi(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?)
     }
 
@@ -314,7 +312,7 @@ impl transport::Network for Network {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: crate::transport::shm::Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> transport::Result<bool>) -> R,
     ) -> transport::Result<R> {
         Ok(self.signals.send(pe, tag | MESSAGE_TAG, bytes, |test| {
@@ -324,7 +322,7 @@ impl transport::Network for Network {
 
     fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, crate::transport::shm::Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> transport::Result<Arrival>) -> R,
     ) -> transport::Result<R> {
         Ok(self.signals.receive_messages(posts, |test| {

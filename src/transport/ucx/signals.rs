@@ -32,6 +32,7 @@
 
 use super::worker::WorkerHandle;
 use super::{Context, Endpoint, Error, Request, Result, Worker};
+use crate::transport::shm::{Dst, Src};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use ucx_sys::*;
@@ -129,13 +130,11 @@ impl Signals {
     /// then, and a raise goes to a member of the same barrier, which waits in it or will.
     pub fn raise(&self, pe: usize, offset: usize, value: u64) -> Result<()> {
         let record = [offset as u64, value];
-        // SAFETY: plain integers, `RECORD` bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(record.as_ptr().cast::<u8>(), RECORD) };
-        self.send_tagged(pe, TAG, bytes)
+        self.send_tagged(pe, TAG, Src::of(&record[..]).part(0, RECORD))
     }
 
     /// Sends `bytes` under `tag` to `pe`'s signal worker; returns once `bytes` may be reused.
-    fn send_tagged(&self, pe: usize, tag: u64, bytes: &[u8]) -> Result<()> {
+    fn send_tagged(&self, pe: usize, tag: u64, bytes: Src<'_>) -> Result<()> {
         self.send(pe, tag, bytes, |test| {
             let mut sent = Ok(());
             self.worker.handle.progress_until(|| {
@@ -158,7 +157,7 @@ impl Signals {
         &self,
         pe: usize,
         tag: u64,
-        bytes: &[u8],
+        bytes: Src<'_>,
         wait: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> R,
     ) -> Result<R> {
         let endpoint = self.endpoint(pe)?;
@@ -168,7 +167,7 @@ impl Signals {
         let status = unsafe {
             ucp_tag_send_nbx(
                 endpoint.handle.raw,
-                bytes.as_ptr().cast(),
+                bytes.addr() as *const std::ffi::c_void,
                 bytes.len(),
                 tag,
                 &param,
@@ -203,7 +202,7 @@ impl Signals {
     /// pending when `wait` returns (or when a post fails, without running `wait`) are cancelled.
     pub fn receive_messages<R>(
         &self,
-        posts: &mut [(u64, &mut [u8])],
+        posts: &mut [(u64, Dst<'_>)],
         wait: impl FnOnce(&mut dyn FnMut(usize) -> Result<Option<usize>>) -> R,
     ) -> Result<R> {
         // Always a request, whose test tells the length: UCX 1.13 leaves the receive information
@@ -219,7 +218,7 @@ impl Signals {
             let status = unsafe {
                 ucp_tag_recv_nbx(
                     self.worker.handle.raw,
-                    into.as_mut_ptr().cast(),
+                    into.addr() as *mut std::ffi::c_void,
                     into.len(),
                     *tag | MESSAGE_TAG,
                     ucp_tag_t::MAX,

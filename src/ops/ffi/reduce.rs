@@ -1,0 +1,97 @@
+//! The entry points of the reductions and scans (`ops::reduce`): each turns the caller's `dest`
+//! and `source` into ranges of the count's length and calls the safe core. Both are symmetric by
+//! the spec; the World checks and translates them where they are read on another PE.
+#![allow(non_snake_case, clippy::too_many_arguments)]
+
+use super::super::reduce::{self as core, Arith, Element};
+use crate::collectives::Combine;
+use crate::runtime::handle::shmem_team_t;
+use crate::transport::shm::{Dst, Src};
+use std::ffi::{c_int, c_long};
+
+/// The caller's `dest` and `source` as ranges of `len` bytes each.
+///
+/// # Safety
+/// The routine's contract: `dest` is writable and `source` readable for `len` bytes (the count's
+/// elements) for the length of the call.
+unsafe fn ranges<'a, T>(dest: *mut T, source: *const T, len: usize) -> (Dst<'a>, Src<'a>) {
+    // SAFETY: guaranteed by the caller (the C program passes arrays of `nreduce` elements, which
+    // `len` is in bytes); the ranges live only for this call, and others' accesses to them
+    // (symmetric memory) are raw ones, which the ranges allow.
+    unsafe { (Dst::new(dest as usize, len), Src::new(source as usize, len)) }
+}
+
+/// The `shmem_TYPENAME_OP_reduce` families: [`core::reduce`].
+///
+/// # Safety
+/// `dest` and `source` must hold `nreduce` elements for the call.
+pub unsafe fn reduce<T: Element>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nreduce: usize,
+    op: Combine<T>,
+) -> c_int {
+    let len = core::bytes::<T>(call, "nreduce", nreduce);
+    // SAFETY: the arrays hold `nreduce` elements, `len` bytes (this function's contract).
+    let (dest, source) = unsafe { ranges(dest, source, len) };
+    core::reduce(call, team, dest, source, nreduce, op)
+}
+
+/// The deprecated `shmem_TYPENAME_OP_to_all` families: [`core::to_all`].
+///
+/// # Safety
+/// `dest` and `source` must hold `nreduce` elements for the call.
+pub unsafe fn to_all<T: Element>(
+    call: &'static str,
+    dest: *mut T,
+    source: *const T,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    _pWrk: *mut T,
+    _pSync: *mut c_long,
+    op: Combine<T>,
+) {
+    let n = core::count(call, nreduce);
+    let len = core::bytes::<T>(call, "nreduce", n);
+    // SAFETY: the arrays hold `nreduce` elements, `len` bytes (this function's contract).
+    let (dest, source) = unsafe { ranges(dest, source, len) };
+    core::to_all(call, dest, source, PE_start, logPE_stride, PE_size, op)
+}
+
+/// `shmem_TYPENAME_sum_inscan` (1.6): [`core::scan`], inclusive.
+///
+/// # Safety
+/// `dest` and `source` must hold `nelems` elements for the call.
+pub unsafe fn sum_inscan<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    let len = core::bytes::<T>(call, "nelems", nelems);
+    // SAFETY: the arrays hold `nelems` elements, `len` bytes (this function's contract).
+    let (dest, source) = unsafe { ranges(dest, source, len) };
+    core::scan::<T>(call, team, dest, source, nelems, true)
+}
+
+/// `shmem_TYPENAME_sum_exscan` (1.6): [`core::scan`], exclusive.
+///
+/// # Safety
+/// As [`sum_inscan`].
+pub unsafe fn sum_exscan<T: Arith>(
+    call: &'static str,
+    team: shmem_team_t,
+    dest: *mut T,
+    source: *const T,
+    nelems: usize,
+) -> c_int {
+    let len = core::bytes::<T>(call, "nelems", nelems);
+    // SAFETY: the arrays hold `nelems` elements, `len` bytes (this function's contract).
+    let (dest, source) = unsafe { ranges(dest, source, len) };
+    core::scan::<T>(call, team, dest, source, nelems, false)
+}
