@@ -12,15 +12,15 @@
 //! take the same contract; an `unsafe` line forwards the arguments unchanged.
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::ctx;
+use crate::ops::{ctx, ffi};
 use crate::runtime::constants::shmem_ctx_session_config_t;
 use crate::runtime::handle::{shmem_ctx_t, shmem_team_t};
 use crate::runtime::personality::Program;
 use std::ffi::{c_int, c_long};
 
-shell!(shmem_ctx_create, pshmem_ctx_create, (options: c_long, ctx: *mut shmem_ctx_t) -> c_int, unsafe ctx::ctx_create("shmem_ctx_create", Program(options), ctx));
-shell!(shmem_team_create_ctx, pshmem_team_create_ctx, (team: shmem_team_t, options: c_long, ctx: *mut shmem_ctx_t) -> c_int, unsafe ctx::team_create_ctx("shmem_team_create_ctx", team, Program(options), ctx));
+shell!(shmem_ctx_create, pshmem_ctx_create, (options: c_long, ctx: *mut shmem_ctx_t) -> c_int, unsafe ffi::ctx::ctx_create("shmem_ctx_create", Program(options), ctx));
+shell!(shmem_team_create_ctx, pshmem_team_create_ctx, (team: shmem_team_t, options: c_long, ctx: *mut shmem_ctx_t) -> c_int, unsafe ffi::ctx::team_create_ctx("shmem_team_create_ctx", team, Program(options), ctx));
 shell!(shmem_ctx_destroy, pshmem_ctx_destroy, (ctx: shmem_ctx_t), ctx::ctx_destroy("shmem_ctx_destroy", ctx));
-shell!(shmem_ctx_get_team, pshmem_ctx_get_team, (ctx: shmem_ctx_t, team: *mut shmem_team_t) -> c_int, unsafe ctx::ctx_get_team("shmem_ctx_get_team", ctx, team));
-shell!(shmem_ctx_session_start, pshmem_ctx_session_start, (ctx: shmem_ctx_t, options: c_long, config: *const shmem_ctx_session_config_t, config_mask: c_long), unsafe ctx::ctx_session_start("shmem_ctx_session_start", ctx, options, config, config_mask));
+shell!(shmem_ctx_get_team, pshmem_ctx_get_team, (ctx: shmem_ctx_t, team: *mut shmem_team_t) -> c_int, unsafe ffi::ctx::ctx_get_team("shmem_ctx_get_team", ctx, team));
+shell!(shmem_ctx_session_start, pshmem_ctx_session_start, (ctx: shmem_ctx_t, options: c_long, config: *const shmem_ctx_session_config_t, config_mask: c_long), ctx::ctx_session_start("shmem_ctx_session_start", ctx, options, config, config_mask));
 shell!(shmem_ctx_session_stop, pshmem_ctx_session_stop, (ctx: shmem_ctx_t), ctx::ctx_session_stop("shmem_ctx_session_stop", ctx));

@@ -12,7 +12,7 @@
 //! take the same contract; an `unsafe` line forwards the arguments unchanged.
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::order;
+use crate::ops::{ffi, order};
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
 use std::ffi::c_int;
 
@@ -30,5 +30,5 @@ shell!(
     order::quiet("shmem_quiet", SHMEM_CTX_DEFAULT)
 );
 shell!(shmem_ctx_quiet, pshmem_ctx_quiet, (ctx: shmem_ctx_t), order::quiet("shmem_ctx_quiet", ctx));
-shell!(shmem_pe_quiet, pshmem_pe_quiet, (target_pes: *const c_int, npes: usize), unsafe order::pe_quiet("shmem_pe_quiet", SHMEM_CTX_DEFAULT, target_pes, npes));
-shell!(shmem_ctx_pe_quiet, pshmem_ctx_pe_quiet, (ctx: shmem_ctx_t, target_pes: *const c_int, npes: usize), unsafe order::pe_quiet("shmem_ctx_pe_quiet", ctx, target_pes, npes));
+shell!(shmem_pe_quiet, pshmem_pe_quiet, (target_pes: *const c_int, npes: usize), unsafe ffi::order::pe_quiet("shmem_pe_quiet", SHMEM_CTX_DEFAULT, target_pes, npes));
+shell!(shmem_ctx_pe_quiet, pshmem_ctx_pe_quiet, (ctx: shmem_ctx_t, target_pes: *const c_int, npes: usize), unsafe ffi::order::pe_quiet("shmem_ctx_pe_quiet", ctx, target_pes, npes));

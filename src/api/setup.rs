@@ -12,14 +12,14 @@
 //! take the same contract; an `unsafe` line forwards the arguments unchanged.
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::setup;
+use crate::ops::{ffi, setup};
 use crate::runtime::personality::Program;
 use std::ffi::{c_char, c_int, c_void};
 
-shell!(shmem_init, pshmem_init, (), setup::init("shmem_init"));
-shell!(shmem_init_thread, pshmem_init_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe setup::init_thread("shmem_init_thread", Program(requested), provided));
-shell!(shmem_query_thread, pshmem_query_thread, (provided: *mut c_int), unsafe setup::query_thread("shmem_query_thread", provided));
-shell!(shmem_query_initialized, pshmem_query_initialized, (initialized: *mut c_int), unsafe setup::query_initialized("shmem_query_initialized", initialized));
+shell!(shmem_init, pshmem_init, (), ffi::setup::init("shmem_init"));
+shell!(shmem_init_thread, pshmem_init_thread, (requested: c_int, provided: *mut c_int) -> c_int, unsafe ffi::setup::init_thread("shmem_init_thread", Program(requested), provided));
+shell!(shmem_query_thread, pshmem_query_thread, (provided: *mut c_int), unsafe ffi::setup::query_thread("shmem_query_thread", provided));
+shell!(shmem_query_initialized, pshmem_query_initialized, (initialized: *mut c_int), unsafe ffi::setup::query_initialized("shmem_query_initialized", initialized));
 shell!(
     shmem_finalize,
     pshmem_finalize,
@@ -34,6 +34,6 @@ shell!(_num_pes, p_num_pes, () -> c_int, setup::n_pes("_num_pes"));
 shell!(shmem_pe_accessible, pshmem_pe_accessible, (pe: c_int) -> c_int, setup::pe_accessible("shmem_pe_accessible", pe));
 shell!(shmem_addr_accessible, pshmem_addr_accessible, (addr: *const c_void, pe: c_int) -> c_int, setup::addr_accessible("shmem_addr_accessible", addr, pe));
 shell!(shmem_ptr, pshmem_ptr, (dest: *const c_void, pe: c_int) -> *mut c_void, setup::ptr("shmem_ptr", dest, pe));
-shell!(shmem_info_get_version, pshmem_info_get_version, (major: *mut c_int, minor: *mut c_int), unsafe setup::info_get_version("shmem_info_get_version", major, minor));
-shell!(shmem_info_get_name, pshmem_info_get_name, (name: *mut c_char), unsafe setup::info_get_name("shmem_info_get_name", name));
-shell!(start_pes, pstart_pes, (npes: c_int), setup::start_pes("start_pes", npes));
+shell!(shmem_info_get_version, pshmem_info_get_version, (major: *mut c_int, minor: *mut c_int), unsafe ffi::setup::info_get_version("shmem_info_get_version", major, minor));
+shell!(shmem_info_get_name, pshmem_info_get_name, (name: *mut c_char), unsafe ffi::setup::info_get_name("shmem_info_get_name", name));
+shell!(start_pes, pstart_pes, (npes: c_int), ffi::setup::start_pes("start_pes", npes));

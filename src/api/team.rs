@@ -12,7 +12,7 @@
 //! take the same contract; an `unsafe` line forwards the arguments unchanged.
 #![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::team;
+use crate::ops::{ffi, team};
 use crate::runtime::constants::shmem_team_config_t;
 use crate::runtime::handle::shmem_team_t;
 use crate::runtime::personality::Program;
@@ -20,9 +20,9 @@ use std::ffi::{c_int, c_long, c_void};
 
 shell!(shmem_team_my_pe, pshmem_team_my_pe, (team: shmem_team_t) -> c_int, team::team_my_pe("shmem_team_my_pe", team));
 shell!(shmem_team_n_pes, pshmem_team_n_pes, (team: shmem_team_t) -> c_int, team::team_n_pes("shmem_team_n_pes", team));
-shell!(shmem_team_get_config, pshmem_team_get_config, (team: shmem_team_t, config_mask: c_long, config: *mut shmem_team_config_t) -> c_int, unsafe team::team_get_config("shmem_team_get_config", team, Program(config_mask), config));
+shell!(shmem_team_get_config, pshmem_team_get_config, (team: shmem_team_t, config_mask: c_long, config: *mut shmem_team_config_t) -> c_int, unsafe ffi::team::team_get_config("shmem_team_get_config", team, Program(config_mask), config));
 shell!(shmem_team_translate_pe, pshmem_team_translate_pe, (src_team: shmem_team_t, src_pe: c_int, dest_team: shmem_team_t) -> c_int, team::team_translate_pe("shmem_team_translate_pe", src_team, src_pe, dest_team));
-shell!(shmem_team_split_strided, pshmem_team_split_strided, (parent_team: shmem_team_t, start: c_int, stride: c_int, size: c_int, config: *const shmem_team_config_t, config_mask: c_long, new_team: *mut shmem_team_t) -> c_int, unsafe team::team_split_strided("shmem_team_split_strided", parent_team, start, stride, size, config, Program(config_mask), new_team));
-shell!(shmem_team_split_2d, pshmem_team_split_2d, (parent_team: shmem_team_t, xrange: c_int, xaxis_config: *const shmem_team_config_t, xaxis_mask: c_long, xaxis_team: *mut shmem_team_t, yaxis_config: *const shmem_team_config_t, yaxis_mask: c_long, yaxis_team: *mut shmem_team_t) -> c_int, unsafe team::team_split_2d("shmem_team_split_2d", parent_team, xrange, xaxis_config, Program(xaxis_mask), xaxis_team, yaxis_config, Program(yaxis_mask), yaxis_team));
+shell!(shmem_team_split_strided, pshmem_team_split_strided, (parent_team: shmem_team_t, start: c_int, stride: c_int, size: c_int, config: *const shmem_team_config_t, config_mask: c_long, new_team: *mut shmem_team_t) -> c_int, unsafe ffi::team::team_split_strided("shmem_team_split_strided", parent_team, start, stride, size, config, Program(config_mask), new_team));
+shell!(shmem_team_split_2d, pshmem_team_split_2d, (parent_team: shmem_team_t, xrange: c_int, xaxis_config: *const shmem_team_config_t, xaxis_mask: c_long, xaxis_team: *mut shmem_team_t, yaxis_config: *const shmem_team_config_t, yaxis_mask: c_long, yaxis_team: *mut shmem_team_t) -> c_int, unsafe ffi::team::team_split_2d("shmem_team_split_2d", parent_team, xrange, xaxis_config, Program(xaxis_mask), xaxis_team, yaxis_config, Program(yaxis_mask), yaxis_team));
 shell!(shmem_team_destroy, pshmem_team_destroy, (team: shmem_team_t), team::team_destroy("shmem_team_destroy", team));
 shell!(shmem_team_ptr, pshmem_team_ptr, (team: shmem_team_t, dest: *const c_void, pe: c_int) -> *mut c_void, team::team_ptr("shmem_team_ptr", team, dest, pe));

@@ -6,7 +6,6 @@
 //! Invariants: memory is reached through checked ranges ([`Src`], [`Dst`]) alone; a non-blocking
 //! get lands in a buffer borrowed for the whole of a [`Coll::fetching`] scope, which completes it
 //! before the buffer can go.
-#![deny(unsafe_code)]
 
 use super::{Coll, Sync, barrier};
 use crate::runtime::handle::SHMEM_CTX_DEFAULT;

@@ -17,7 +17,6 @@
 //! once nobody reads the source any more. Every member combines the inputs in member order, so
 //! floating-point results are the same everywhere. Memory is reached through checked ranges
 //! ([`Src`], [`Dst`]) alone.
-#![deny(unsafe_code)]
 
 use super::call::{Combine, fold_in, overlap, ranges_overlap};
 use super::posted::{self, Posting};

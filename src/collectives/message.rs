@@ -35,7 +35,6 @@
 //! call only once the send is complete; it takes only the messages of the call it is in; every
 //! message sent is taken (by a member of the same call, which every member makes), so none is left
 //! at a finalize. A message goes from and into checked ranges ([`Src`], [`Dst`]).
-#![deny(unsafe_code)]
 
 use super::node::Sig;
 use super::{Coll, Sync, posted};

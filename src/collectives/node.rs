@@ -21,7 +21,6 @@
 //! many signals each call sends. The active-set signals ([`signal`], [`wait_signal`]) live here,
 //! below the barriers of `collectives::barrier`, which re-exports them.
 
-#![deny(unsafe_code)]
 use super::posted;
 use super::{Group, Sync};
 use crate::runtime::departure;

@@ -31,7 +31,6 @@
 //! the rendezvous threshold from each other leader. The step names the sending node, so a group
 //! takes this path on up to [`message::STEPS`] nodes. Memory is reached through checked ranges
 //! ([`Src`], [`Dst`]) alone.
-#![deny(unsafe_code)]
 
 use super::Coll;
 use super::call::ranges_overlap;

@@ -26,7 +26,6 @@
 //! contribution until every announced reader has acknowledged it, so a reader that sees its tag
 //! reads that call's data; a post's bit in `Posts::free` is set only while every read announced
 //! for it is acknowledged (the owner clears it as it announces new reads, before any look).
-#![deny(unsafe_code)]
 
 use super::{Coll, Sync};
 use crate::runtime::departure;

@@ -37,7 +37,6 @@
 //! decides to take this path from the call's arguments and the node table alone ([`takes`]), and
 //! every member starts the same three signal sets ([`Sig`]), leaders or not, so their epochs stay
 //! equal. Memory is reached through checked ranges ([`Src`], [`Dst`]) alone.
-#![deny(unsafe_code)]
 
 use super::Coll;
 use super::call::{Acc, Combine, fold_in};

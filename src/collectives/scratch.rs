@@ -9,7 +9,6 @@
 //! Invariants: a kept block is owned by one thread's pool or one [`Scratch`], never both; the pool
 //! holds at most [`KEPT`] blocks of at most [`KEPT_BYTES`] each. The elements are `Plain`, so a
 //! block's old bytes are values of any type: a buffer is typed by safe casts alone.
-#![deny(unsafe_code)]
 
 use crate::transport::shm::Plain;
 use crate::transport::shm::memory::{units_as, units_as_mut};

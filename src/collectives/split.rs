@@ -17,7 +17,6 @@
 //! algorithm); a member writes another member's destination only where no member reads it during
 //! the same phase; the barriers of [`Coll::enter`] and [`Coll::leave`] frame the call as in flat;
 //! a put's source lives until the scope of [`writing`] completes it.
-#![deny(unsafe_code)]
 
 use super::Coll;
 use super::call::{Combine, fold_in, overlap};

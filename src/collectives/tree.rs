@@ -37,7 +37,6 @@
 //! symmetric destinations, and for broadcasts and reductions only below the threshold of
 //! `collectives::ring`: every member decides the same way from the call's arguments and the node
 //! table. Memory is reached through checked ranges ([`Src`], [`Dst`]) alone.
-#![deny(unsafe_code)]
 
 use super::Coll;
 use super::call::{Acc, Combine};

@@ -3,7 +3,7 @@
 //! their fetching forms.
 //!
 //! Each operation checks the context, the PE, that the target is symmetric and naturally aligned,
-//! then does one CPU atomic on the peer's mapped copy of the word ([`shm::Word`]), or, when the
+//! then does one CPU atomic on the peer's mapped copy of the word ([`Word`]), or, when the
 //! job has some PE on the UCX route, one UCX atomic whoever the peer is (one atomic path per job,
 //! see [`World`]): `Slot` makes that choice, on a flag of the World. An element type
 //! acts through the unsigned word of its size: integers convert with wrapping (two's complement
@@ -16,7 +16,7 @@ use crate::runtime::remote;
 pub(crate) use crate::runtime::remote::Rmw;
 use crate::runtime::world::{Target, World};
 use crate::transport::AmoWord;
-use crate::transport::shm::{self, Word};
+use crate::transport::shm::{Dst, Plain, Word};
 use std::ffi::c_int;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
@@ -27,7 +27,7 @@ mod sealed {
 
 /// An element type of the extended AMOs (`extamotypes`: fetch, set, swap): it travels as the
 /// unsigned word of its size.
-pub trait Amo: Copy + sealed::Sealed {
+pub trait Amo: Plain + sealed::Sealed {
     type Word: Word + AmoWord + Default;
     fn to_word(self) -> Self::Word;
     fn from_word(w: Self::Word) -> Self;
@@ -195,70 +195,36 @@ pub(crate) fn misaligned(call: &'static str, what: &str, addr: usize, size: usiz
     )
 }
 
-#[cold]
-#[inline(never)]
-fn null(call: &'static str, what: &str) -> ! {
-    fatal!(call, "{what} is NULL")
-}
-
-/// Stores the fetched value of an `_nbi` form into the caller's `fetch`.
-///
-/// # Safety
-/// `fetch` must be NULL (reported) or valid for a write of `T`.
+/// Stores the fetched value of an `_nbi` form into the program's `fetch` (a range of one `T`,
+/// made by `ops::ffi::amo` after its NULL check).
 #[inline(always)]
-unsafe fn deliver<T: Amo>(call: &'static str, fetch: *mut T, value: T) {
-    if fetch.is_null() {
-        null(call, "fetch");
-    }
-    // SAFETY: `fetch` is non-null and, by the caller's contract, writable.
-    unsafe { shm::store(fetch, value) }
+fn deliver<T: Amo>(fetch: Dst<'_>, value: T) {
+    fetch.write(0, value)
 }
 
 /// `shmem_atomic_fetch` family: the value of `source` on `pe`.
-///
-/// # Safety
-/// None beyond the checks made here; `unsafe` for uniformity with the other ops.
+/// (The pointer is a symmetric address: checked and translated, never dereferenced here.)
 #[inline(always)]
-pub unsafe fn fetch<T: Amo>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    source: *const T,
-    pe: c_int,
-) -> T {
+pub fn fetch<T: Amo>(call: &'static str, ctx: shmem_ctx_t, source: *const T, pe: c_int) -> T {
     T::from_word(target::<T>(call, ctx, "source", source as usize, pe).load(call))
 }
 
 /// `shmem_atomic_set` family: stores `value` into `dest` on `pe`.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn set<T: Amo>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
+pub fn set<T: Amo>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) {
     target::<T>(call, ctx, "dest", dest as usize, pe).store(call, value.to_word())
 }
 
 /// `shmem_atomic_swap` family: stores `value` into `dest` on `pe`, returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn swap<T: Amo>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    value: T,
-    pe: c_int,
-) -> T {
+pub fn swap<T: Amo>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) -> T {
     T::from_word(target::<T>(call, ctx, "dest", dest as usize, pe).swap(call, value.to_word()))
 }
 
 /// `shmem_atomic_compare_swap` family: stores `value` into `dest` on `pe` if it equals `cond`;
 /// returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn compare_swap<T: AmoInt>(
+pub fn compare_swap<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     dest: *mut T,
@@ -284,36 +250,22 @@ fn apply<T: Amo, const FETCH: bool>(
 }
 
 /// `shmem_atomic_fetch_inc` family: adds 1 to `dest` on `pe`, returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn fetch_inc<T: AmoInt>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    pe: c_int,
-) -> T {
+pub fn fetch_inc<T: AmoInt>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, pe: c_int) -> T {
     apply::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe)
 }
 
 /// `shmem_atomic_inc` family: adds 1 to `dest` on `pe`.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn inc<T: AmoInt>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, pe: c_int) {
+pub fn inc<T: AmoInt>(call: &'static str, ctx: shmem_ctx_t, dest: *mut T, pe: c_int) {
     apply::<T, false>(call, ctx, Rmw::Add, dest, T::ONE, pe);
 }
 
 /// The `shmem_atomic_fetch_add`, `_fetch_and`, `_fetch_or` and `_fetch_xor` families: applies
 /// `op` (`Rmw::Add`, `And`, `Or`, `Xor`, which the generated shell names) with `value` to `dest`
 /// on `pe`; returns the old value.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn fetch_rmw<T: AmoInt>(
+pub fn fetch_rmw<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     dest: *mut T,
@@ -326,11 +278,8 @@ pub unsafe fn fetch_rmw<T: AmoInt>(
 
 /// The `shmem_atomic_add`, `_and`, `_or` and `_xor` families: as [`fetch_rmw`], without the old
 /// value.
-///
-/// # Safety
-/// As [`fetch`].
 #[inline(always)]
-pub unsafe fn rmw<T: AmoInt>(
+pub fn rmw<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
     dest: *mut T,
@@ -342,99 +291,73 @@ pub unsafe fn rmw<T: AmoInt>(
 }
 
 /// `shmem_atomic_fetch_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// `fetch` must be valid for a write of `T`.
 #[inline(always)]
-pub unsafe fn fetch_nbi<T: Amo>(
+pub fn fetch_nbi<T: Amo>(
     call: &'static str,
     ctx: shmem_ctx_t,
-    fetch: *mut T,
+    fetch: Dst<'_>,
     source: *const T,
     pe: c_int,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe { deliver(call, fetch, self::fetch(call, ctx, source, pe)) }
+    deliver(fetch, self::fetch(call, ctx, source, pe))
 }
 
 /// `shmem_atomic_swap_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
 #[inline(always)]
-pub unsafe fn swap_nbi<T: Amo>(
+pub fn swap_nbi<T: Amo>(
     call: &'static str,
     ctx: shmem_ctx_t,
-    fetch: *mut T,
+    fetch: Dst<'_>,
     dest: *mut T,
     value: T,
     pe: c_int,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe { deliver(call, fetch, swap(call, ctx, dest, value, pe)) }
+    deliver(fetch, swap(call, ctx, dest, value, pe))
 }
 
 /// `shmem_atomic_compare_swap_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
 #[inline(always)]
-pub unsafe fn compare_swap_nbi<T: AmoInt>(
+pub fn compare_swap_nbi<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
-    fetch: *mut T,
+    fetch: Dst<'_>,
     dest: *mut T,
     cond: T,
     value: T,
     pe: c_int,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe { deliver(call, fetch, compare_swap(call, ctx, dest, cond, value, pe)) }
+    deliver(fetch, compare_swap(call, ctx, dest, cond, value, pe))
 }
 
 /// `shmem_atomic_fetch_inc_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
 #[inline(always)]
-pub unsafe fn fetch_inc_nbi<T: AmoInt>(
+pub fn fetch_inc_nbi<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
-    fetch: *mut T,
+    fetch: Dst<'_>,
     dest: *mut T,
     pe: c_int,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        deliver(
-            call,
-            fetch,
-            apply::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
-        )
-    }
+    deliver(
+        fetch,
+        apply::<T, true>(call, ctx, Rmw::Add, dest, T::ONE, pe),
+    )
 }
 
 /// The `shmem_atomic_fetch_add_nbi`, `_fetch_and_nbi`, `_fetch_or_nbi` and `_fetch_xor_nbi`
 /// families, `op` as in [`fetch_rmw`]. Complete at once on this route.
-///
-/// # Safety
-/// As [`fetch_nbi`].
 #[inline(always)]
-pub unsafe fn fetch_rmw_nbi<T: AmoInt>(
+pub fn fetch_rmw_nbi<T: AmoInt>(
     call: &'static str,
     ctx: shmem_ctx_t,
-    fetch: *mut T,
+    fetch: Dst<'_>,
     dest: *mut T,
     value: T,
     pe: c_int,
     op: Rmw,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        deliver(
-            call,
-            fetch,
-            apply::<T, true>(call, ctx, op, dest, value.to_word(), pe),
-        )
-    }
+    deliver(
+        fetch,
+        apply::<T, true>(call, ctx, op, dest, value.to_word(), pe),
+    )
 }

@@ -17,19 +17,16 @@ use std::ffi::{c_int, c_long};
 
 const OPTIONS: c_long = SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE;
 
-/// Creates a context on the team in `slot` into `ctx`.
-///
-/// # Safety
-/// `ctx` must be NULL or writable.
-unsafe fn create(
+/// Creates a context on the team in `slot` into the program's `ctx` (`None`: NULL).
+fn create(
     call: &'static str,
     slot: Option<usize>,
     options: Program<c_long>,
-    ctx: *mut shmem_ctx_t,
+    ctx: Option<&mut shmem_ctx_t>,
 ) -> c_int {
-    if ctx.is_null() {
+    let Some(ctx) = ctx else {
         return -1;
-    }
+    };
     let options = personality::ctx_options(call, options);
     let made = match slot {
         Some(slot) if options & !OPTIONS == 0 => handle::create_context(slot, options),
@@ -37,39 +34,31 @@ unsafe fn create(
     };
     let outcome = if made.is_some() { "created" } else { "refused" };
     tracing::debug!(target: "rshmem::ctx", "context on team slot {slot:?}, options {options:#x}: {outcome}");
-    // SAFETY: non-null and, by the caller's contract, writable.
-    unsafe { ctx.write(made.unwrap_or(shmem_ctx_t::INVALID)) };
+    *ctx = made.unwrap_or(shmem_ctx_t::INVALID);
     if made.is_some() { 0 } else { -1 }
 }
 
-/// `shmem_ctx_create`: a context on the world team.
-///
-/// # Safety
-/// `ctx` must be NULL or writable.
-pub unsafe fn ctx_create(
+/// `shmem_ctx_create`: a context on the world team, into the program's `ctx` (a reference from
+/// `ops::ffi::ctx`; `None`: NULL).
+pub fn ctx_create(
     call: &'static str,
     options: Program<c_long>,
-    ctx: *mut shmem_ctx_t,
+    ctx: Option<&mut shmem_ctx_t>,
 ) -> c_int {
     let _ = world::get(call);
-    // SAFETY: forwarded contract.
-    unsafe { create(call, Some(WORLD_SLOT), options, ctx) }
+    create(call, Some(WORLD_SLOT), options, ctx)
 }
 
-/// `shmem_team_create_ctx`: a context on `team`.
-///
-/// # Safety
-/// `ctx` must be NULL or writable.
-pub unsafe fn team_create_ctx(
+/// `shmem_team_create_ctx`: a context on `team`, into the program's `ctx` (as in [`ctx_create`]).
+pub fn team_create_ctx(
     call: &'static str,
     team: shmem_team_t,
     options: Program<c_long>,
-    ctx: *mut shmem_ctx_t,
+    ctx: Option<&mut shmem_ctx_t>,
 ) -> c_int {
     let _ = world::get(call);
     let slot = handle::team_or_invalid(call, team).map(|(slot, _)| slot);
-    // SAFETY: forwarded contract.
-    unsafe { create(call, slot, options, ctx) }
+    create(call, slot, options, ctx)
 }
 
 /// `shmem_ctx_destroy`: completes the context's operations, then frees it. SHMEM_CTX_INVALID does
@@ -87,26 +76,26 @@ pub fn ctx_destroy(call: &'static str, ctx: shmem_ctx_t) {
     c.release();
 }
 
-/// `shmem_ctx_get_team`: the team of a context (`SHMEM_TEAM_WORLD` for the default one).
-///
-/// # Safety
-/// `team` must be NULL or writable.
-pub unsafe fn ctx_get_team(call: &'static str, ctx: shmem_ctx_t, team: *mut shmem_team_t) -> c_int {
+/// `shmem_ctx_get_team`: the team of a context (`SHMEM_TEAM_WORLD` for the default one), into
+/// the program's `team` (a reference from
+/// `ops::ffi::ctx`; `None`: NULL, -1).
+pub fn ctx_get_team(
+    call: &'static str,
+    ctx: shmem_ctx_t,
+    team: Option<&mut shmem_team_t>,
+) -> c_int {
     let _ = world::get(call);
-    if team.is_null() {
+    let Some(team) = team else {
         return -1;
-    }
+    };
     let found = handle::context(ctx).map(|c| handle::team_handle(c.team()));
-    // SAFETY: non-null and, by the caller's contract, writable.
-    unsafe { team.write(found.unwrap_or(shmem_team_t::INVALID)) };
+    *team = found.unwrap_or(shmem_team_t::INVALID);
     if found.is_some() { 0 } else { -1 }
 }
 
-/// `shmem_ctx_session_start` (1.6): a hint; checked, nothing to tune on this route.
-///
-/// # Safety
-/// `config` must be NULL or readable.
-pub unsafe fn ctx_session_start(
+/// `shmem_ctx_session_start` (1.6): a hint; checked, nothing to tune on this route (`config` is
+/// only checked against NULL, never read).
+pub fn ctx_session_start(
     call: &'static str,
     ctx: shmem_ctx_t,
     options: c_long,

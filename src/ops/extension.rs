@@ -14,6 +14,7 @@ use crate::fatal;
 use crate::runtime::handle::{SHMEM_CTX_DEFAULT, shmem_ctx_t};
 use crate::runtime::remote::Rmw;
 use crate::runtime::world;
+use crate::transport::shm::Src;
 use std::ffi::{c_int, c_long, c_void};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -36,41 +37,48 @@ pub fn malloc_with_hint(call: &'static str, size: usize, hint: c_long) -> *mut c
     memory::malloc(call, size)
 }
 
+/// The bytes `shmemx_alltoall_global_nb`'s `source` holds: `size` for each PE, or the error if
+/// that overflows.
+pub fn alltoall_len(call: &'static str, size: usize) -> usize {
+    let n = world::get(call).npes;
+    match size.checked_mul(n) {
+        Some(t) if t <= isize::MAX as usize => t,
+        _ => fatal!(
+            call,
+            "size = {size} for {n} PEs overflows the address space"
+        ),
+    }
+}
+
 /// `shmemx_alltoall_global_nb` (OSHMEM): every PE sends the `size` bytes at `source + j * size`
 /// to `dest + me * size` on each PE `j` (itself included), and after each block adds 1 to
 /// `counter` on that PE, which therefore reaches `n_pes` once every block has arrived there. The
 /// block goes before the add (a fence between them), so a PE that sees the count sees the data.
 /// Starting with the next PE spreads the traffic as OSHMEM does. The blocks are delivered before
 /// the call returns on this route (a stronger completion than OSHMEM's, which the program cannot
-/// tell apart).
-///
-/// # Safety
-/// `dest` and `source` must be symmetric and hold `size * n_pes` bytes; `counter` a symmetric,
-/// aligned `long`.
-pub unsafe fn alltoall_global_nb(
+/// tell apart). `source` is the program's [`alltoall_len`] bytes (`ops::ffi::extension`); `dest`
+/// and `counter` are symmetric addresses, checked here.
+pub fn alltoall_global_nb(
     call: &'static str,
-    dest: *mut c_void,
-    source: *const c_void,
+    dest: usize,
+    source: Src<'_>,
     size: usize,
     counter: *mut c_long,
 ) {
     let w = world::get(call);
     let (me, n) = (w.me, w.npes);
-    if size.checked_mul(n).is_none_or(|t| t > isize::MAX as usize) {
-        fatal!(
-            call,
-            "size = {size} for {n} PEs overflows the address space"
-        );
-    }
     // The counter is checked (symmetric, aligned) before any block moves.
     let _ = amo::slot::<u64>(w, call, SHMEM_CTX_DEFAULT, "counter", counter as usize, me);
     for i in 1..=n {
         let pe = (me + i) % n;
-        let to = dest.cast::<u8>().wrapping_add(me * size);
-        let from = source.cast::<u8>().wrapping_add(pe * size);
-        // SAFETY: the caller's contract: `source` holds `size` bytes for each PE, `dest` on `pe`
-        // has room for this PE's block; `put` checks that the range is symmetric.
-        unsafe { rma::put(call, SHMEM_CTX_DEFAULT, to, from, size, pe as c_int) };
+        let to = dest.wrapping_add(me * size);
+        rma::put(
+            call,
+            SHMEM_CTX_DEFAULT,
+            to,
+            source.part(pe * size, size),
+            pe as c_int,
+        );
         order::fence(call, SHMEM_CTX_DEFAULT);
         amo::slot::<u64>(w, call, SHMEM_CTX_DEFAULT, "counter", counter as usize, pe).rmw(
             call,

@@ -24,7 +24,7 @@ use crate::runtime::error::say;
 use crate::runtime::heap::{MIN_ALIGN, Place};
 use crate::runtime::personality::Program;
 use crate::runtime::world::{self, Seg, World};
-use crate::transport::shm;
+use crate::transport::shm::Dst;
 use std::ffi::{c_int, c_long, c_void};
 use std::sync::atomic::Ordering;
 
@@ -116,6 +116,11 @@ fn agree(w: &World, call: &'static str, rec: Record) {
 
 fn heap_base(w: &World) -> usize {
     w.segments[Seg::Heap as usize].base
+}
+
+/// This PE's heap segment, at the offsets the heap allocator hands out.
+fn heap_segment(w: &World) -> Dst<'static> {
+    w.segments[Seg::Heap as usize].own.all()
 }
 
 /// The heap offset of a block pointer, or the error.
@@ -218,8 +223,7 @@ pub fn calloc(call: &'static str, count: usize, size: usize) -> *mut c_void {
         .unwrap_or_else(|e| e.into_inner())
         .alloc(total, MIN_ALIGN);
     if let Some(off) = off {
-        // SAFETY: the block [off, off + total) was just allocated in our heap mapping.
-        unsafe { shm::zero((heap_base(w) + off) as *mut u8, total) };
+        heap_segment(w).part(off, total).zero();
     }
     agree(w, call, alloc_record(total, MIN_ALIGN, off));
     match off {
@@ -289,14 +293,11 @@ pub fn realloc(call: &'static str, ptr: *mut c_void, size: usize) -> *mut c_void
         if heap.resize_in_place(off, size) {
             Some(off)
         } else if let Some(new) = heap.alloc(size, MIN_ALIGN) {
-            // SAFETY: both blocks lie in our heap mapping and do not overlap (both allocated).
-            unsafe {
-                shm::copy(
-                    (heap_base(w) + new) as *mut u8,
-                    (heap_base(w) + off) as *const u8,
-                    old.min(size),
-                )
-            };
+            // Both blocks are allocated: they do not overlap.
+            let n = old.min(size);
+            heap_segment(w)
+                .part(new, n)
+                .copy_from(heap_segment(w).src().part(off, n));
             heap.free(off);
             Some(new)
         } else {
@@ -385,19 +386,10 @@ fn fortran_block(w: &World, ptr: *mut c_void) -> Result<(), c_int> {
 }
 
 /// `SHPALLOC(addr, length, errcode, abort)`: allocates `length` 4-byte words on every PE (a
-/// collective call, like `shmem_malloc`), stores the block's address in `addr` and 0 in `errcode`;
-/// on an error stores its negative code in `errcode` and leaves `addr` alone, or stops the job if
-/// `abort` is non-zero.
-///
-/// # Safety
-/// `addr` and `errcode` must be writable.
-pub unsafe fn shpalloc(
-    call: &'static str,
-    addr: *mut *mut c_void,
-    length: c_int,
-    errcode: *mut c_int,
-    abort: c_int,
-) {
+/// collective call, like `shmem_malloc`); returns the block's address to store in `addr` and 0
+/// for `errcode`; on an error no address and its negative code, or stops the job if `abort` is
+/// non-zero. (`ops::ffi::memory` reads and writes the program's variables.)
+pub fn shpalloc(call: &'static str, length: c_int, abort: c_int) -> (Option<*mut c_void>, c_int) {
     let _ = world::get(call);
     let result = fortran_bytes(length).and_then(|bytes| {
         let p = malloc(call, bytes);
@@ -408,63 +400,37 @@ pub unsafe fn shpalloc(
         }
     });
     match result {
-        Ok(p) => {
-            // SAFETY: the caller guarantees both are writable.
-            unsafe {
-                addr.write(p);
-                errcode.write(0);
-            }
-        }
-        Err(code) => {
-            let code = fortran_error(call, code, abort, 0, length);
-            // SAFETY: the caller guarantees `errcode` is writable.
-            unsafe { errcode.write(code) };
-        }
+        Ok(p) => (Some(p), 0),
+        Err(code) => (None, fortran_error(call, code, abort, 0, length)),
     }
 }
 
-/// `SHPDEALLC(addr, errcode, abort)`: returns the block at `addr` to the symmetric heap on every
-/// PE (collective, like `shmem_free`); `errcode` as in [`shpalloc`].
-///
-/// # Safety
-/// `addr` must be readable, `errcode` writable.
-pub unsafe fn shpdeallc(
-    call: &'static str,
-    addr: *mut *mut c_void,
-    errcode: *mut c_int,
-    abort: c_int,
-) {
+/// `SHPDEALLC(addr, errcode, abort)`: returns the block at `ptr` (the value of `addr`) to the
+/// symmetric heap on every PE (collective, like `shmem_free`); returns `errcode` as in
+/// [`shpalloc`].
+pub fn shpdeallc(call: &'static str, ptr: *mut c_void, abort: c_int) -> c_int {
     let w = world::get(call);
-    // SAFETY: the caller guarantees `addr` is readable.
-    let ptr = unsafe { addr.read() };
-    let code = match fortran_block(w, ptr) {
+    match fortran_block(w, ptr) {
         Ok(()) => {
             free(call, ptr);
             0
         }
         Err(code) => fortran_error(call, code, abort, ptr as usize, 0),
-    };
-    // SAFETY: the caller guarantees `errcode` is writable.
-    unsafe { errcode.write(code) };
+    }
 }
 
-/// `SHPCLMOVE(addr, length, status, abort)`: resizes the block at `addr` to `length` words on every
-/// PE (collective, like `shmem_realloc`), in place if it can (`status` 0), else by moving it and its
-/// contents to a new block whose address is stored in `addr` (`status` 1); on an error `status`
-/// gets the negative code as in [`shpalloc`] and the block is left as it was.
-///
-/// # Safety
-/// `addr` must be readable and writable, `status` writable.
-pub unsafe fn shpclmove(
+/// `SHPCLMOVE(addr, length, status, abort)`: resizes the block at `ptr` (the value of `addr`) to
+/// `length` words on every PE (collective, like `shmem_realloc`), in place if it can (`status` 0),
+/// else by moving it and its contents to a new block whose address is returned to store in `addr`
+/// (`status` 1); on an error `status` gets the negative code as in [`shpalloc`] and the block is
+/// left as it was. Returns the new address (if any) and `status`.
+pub fn shpclmove(
     call: &'static str,
-    addr: *mut *mut c_void,
+    ptr: *mut c_void,
     length: c_int,
-    status: *mut c_int,
     abort: c_int,
-) {
+) -> (Option<*mut c_void>, c_int) {
     let w = world::get(call);
-    // SAFETY: the caller guarantees `addr` is readable.
-    let ptr = unsafe { addr.read() };
     let result = fortran_bytes(length)
         .and_then(|bytes| fortran_block(w, ptr).map(|()| bytes))
         .and_then(|bytes| {
@@ -475,14 +441,8 @@ pub unsafe fn shpclmove(
                 Ok(new)
             }
         });
-    let code = match result {
-        Ok(new) => {
-            // SAFETY: the caller guarantees `addr` is writable.
-            unsafe { addr.write(new) };
-            c_int::from(new != ptr)
-        }
-        Err(code) => fortran_error(call, code, abort, ptr as usize, length),
-    };
-    // SAFETY: the caller guarantees `status` is writable.
-    unsafe { status.write(code) };
+    match result {
+        Ok(new) => (Some(new), c_int::from(new != ptr)),
+        Err(code) => (None, fortran_error(call, code, abort, ptr as usize, length)),
+    }
 }

@@ -1,5 +1,6 @@
 //! The generic typed core behind the C shells. Every function takes, first, the name of the C function
 //! that called it (used in error messages), then the C arguments unchanged.
+#![deny(unsafe_code)]
 
 pub mod amo;
 pub mod cache;

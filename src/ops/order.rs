@@ -55,27 +55,18 @@ pub fn quiet(call: &'static str, ctx: shmem_ctx_t) {
     complete_in(w, call, ctx);
 }
 
-/// `shmem_pe_quiet` (1.6): quiet for the operations to the listed PEs.
-///
-/// # Safety
-/// `target_pes` must hold `npes` entries.
-pub unsafe fn pe_quiet(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    target_pes: *const c_int,
-    npes: usize,
-) {
+/// `shmem_pe_quiet` (1.6): quiet for the operations to the listed PEs: the program's
+/// `target_pes`, `npes` entries (a slice from `ops::ffi::order`; `None`: NULL).
+pub fn pe_quiet(call: &'static str, ctx: shmem_ctx_t, target_pes: Option<&[c_int]>, npes: usize) {
     if invalid(call, ctx) {
         return;
     }
     let (w, c) = super::enter(call, ctx);
     let mut world_pes = Vec::new();
     if npes > 0 {
-        if target_pes.is_null() {
-            fatal!(call, "target_pes is NULL with npes = {npes}");
-        }
-        // SAFETY: the caller guarantees `npes` entries.
-        let pes = unsafe { std::slice::from_raw_parts(target_pes, npes) };
+        let Some(pes) = target_pes else {
+            fatal!(call, "target_pes is NULL with npes = {npes}")
+        };
         // Checked on every route; listed (an allocation) only for a network to use.
         let networked = w.remote().is_some();
         for &pe in pes {

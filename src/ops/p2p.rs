@@ -28,7 +28,7 @@ use crate::runtime::constants::{
 };
 use crate::runtime::personality::Program;
 use crate::runtime::{wait, world};
-use crate::transport::shm::Word;
+use crate::transport::shm::{Dst, Word};
 use std::cell::Cell;
 use std::ffi::c_int;
 use std::fmt::Write as _;
@@ -138,7 +138,7 @@ pub(crate) fn local<T: Ivar>(
     what: &str,
     addr: *const T,
     count: usize,
-) -> *mut T::Word {
+) -> Dst<'static> {
     const { assert!(size_of::<T>() == size_of::<T::Word>()) }
     let w = world::get(call);
     let len = match count.checked_mul(size_of::<T>()) {
@@ -148,15 +148,14 @@ pub(crate) fn local<T: Ivar>(
     if !(addr as usize).is_multiple_of(size_of::<T>()) {
         misaligned(call, what, addr as usize, size_of::<T>());
     }
-    w.local(call, what, addr as usize, len) as *mut T::Word
+    w.own(call, what, addr as usize, len)
 }
 
-/// The current value of the checked word `p[i]`.
+/// The current value of word `i` of `words` (from [`local`]), loaded atomically with acquire
+/// ordering: other PEs update it only atomically.
 #[inline(always)]
-fn read<T: Ivar>(p: *mut T::Word, i: usize) -> T {
-    // SAFETY: `p` comes from `local` for at least `i + 1` words: symmetric, aligned, mapped for
-    // the life of the process; other PEs update it only atomically.
-    T::from_word(unsafe { T::Word::load_acquire(p.add(i)) })
+fn read<T: Ivar>(words: Dst<'static>, i: usize) -> T {
+    T::from_word(words.word::<T::Word>(i * size_of::<T>()).load_acquire())
 }
 
 /// Waits until the single variable `ivar` satisfies `cmp` against `cmp_value`; returns the value
@@ -280,54 +279,46 @@ mod cursor {
 /// The checked arguments of an array form.
 struct Set<'a, T: Ivar> {
     call: &'static str,
-    ivars: *mut T::Word,
+    ivars: Dst<'static>,
     nelems: usize,
     status: Option<&'a [c_int]>,
     cmp: Cmp,
     against: Against<'a, T>,
 }
 
-impl<T: Ivar> Set<'_, T> {
-    /// Checks the arguments of an array form. `cmp_values` is the `_vector` forms' argument, NULL
-    /// for the others (whose comparison value is `cmp_value`).
-    ///
-    /// # Safety
-    /// `status` (if not NULL) and `cmp_values` (if not NULL) must hold `nelems` elements.
+impl<'a, T: Ivar> Set<'a, T> {
+    /// Checks the arguments of an array form. `against` is the comparison value, or the
+    /// `_vector` forms' array of them (`None`: the program passed NULL).
     #[inline(always)]
-    unsafe fn new<'a>(
+    fn new(
         call: &'static str,
         ivars: *mut T,
         nelems: usize,
-        status: *const c_int,
+        status: Option<&'a [c_int]>,
         cmp: Program<c_int>,
-        against: Result<T, *const T>,
+        against: Result<T, Option<&'a [T]>>,
     ) -> Set<'a, T> {
         let cmp = Cmp::parse(call, cmp);
         if nelems == 0 {
             world::get(call);
             return Set {
                 call,
-                ivars: std::ptr::null_mut(),
+                ivars: Dst::empty(),
                 nelems,
                 status: None,
                 cmp,
                 against: Against::Each(&[]),
             };
         }
-        let p = local(call, "ivars", ivars, nelems);
-        let status = (!status.is_null()).then(|| {
-            // SAFETY: by the caller's contract, a non-NULL `status` holds `nelems` entries.
-            unsafe { std::slice::from_raw_parts(status, nelems) }
-        });
+        let ivars = local(call, "ivars", ivars, nelems);
         let against = match against {
             Ok(v) => Against::One(v),
-            Err(values) if values.is_null() => null(call, "cmp_values", nelems),
-            // SAFETY: by the caller's contract, `cmp_values` holds `nelems` elements.
-            Err(values) => Against::Each(unsafe { std::slice::from_raw_parts(values, nelems) }),
+            Err(None) => null(call, "cmp_values", nelems),
+            Err(Some(values)) => Against::Each(values),
         };
         Set {
             call,
-            ivars: p,
+            ivars,
             nelems,
             status,
             cmp,
@@ -355,9 +346,9 @@ impl<T: Ivar> Set<'_, T> {
     fn describe(&self, out: &mut String, i: Option<usize>) {
         let _ = write!(
             out,
-            "{}: ivars={:p} nelems={} cmp={}: ",
+            "{}: ivars={:#x} nelems={} cmp={}: ",
             self.call,
-            self.ivars,
+            self.ivars.addr(),
             self.nelems,
             self.cmp.name()
         );
@@ -397,7 +388,7 @@ impl<T: Ivar> Set<'_, T> {
     /// does (or, if `block`, none is active). The scan starts after the index the previous `_any`
     /// call of this thread on the same array returned (see the module notes).
     fn any(&self, block: bool) -> usize {
-        let key = self.ivars as usize;
+        let key = self.ivars.addr();
         let start = cursor::start(self.call, key, self.nelems);
         let scan = || {
             (start..self.nelems)
@@ -425,23 +416,19 @@ impl<T: Ivar> Set<'_, T> {
     }
 
     /// `_some`: writes the indices of the active elements that satisfy the comparison to
-    /// `indices`, returns how many (if `block`, at least one unless none is active).
-    ///
-    /// # Safety
-    /// `indices` must have room for `nelems` entries.
-    unsafe fn some(&self, call: &'static str, indices: *mut usize, block: bool) -> usize {
+    /// `indices` (`None`: the program passed NULL), returns how many (if `block`, at least one
+    /// unless none is active).
+    fn some(&self, call: &'static str, indices: Option<Dst<'_>>, block: bool) -> usize {
         if self.nelems == 0 {
             return 0;
         }
-        if indices.is_null() {
-            null(call, "indices", self.nelems);
-        }
-        // SAFETY: by the caller's contract, `indices` has room for `nelems` entries.
-        let out = unsafe { std::slice::from_raw_parts_mut(indices, self.nelems) };
-        let mut scan = || {
+        let Some(out) = indices else {
+            null(call, "indices", self.nelems)
+        };
+        let scan = || {
             let mut n = 0;
             for i in (0..self.nelems).filter(|&i| self.active(i) && self.ready(i)) {
-                out[n] = i;
+                out.write::<usize>(n * size_of::<usize>(), i);
                 n += 1;
             }
             n
@@ -450,7 +437,7 @@ impl<T: Ivar> Set<'_, T> {
             return scan();
         }
         let mut n = 0;
-        let ivars = self.ivars;
+        let ivars = self.ivars.addr();
         let (nelems, cmp) = (self.nelems, self.cmp.name());
         wait::until_as_served(
             || {
@@ -460,7 +447,7 @@ impl<T: Ivar> Set<'_, T> {
             |out| {
                 let _ = write!(
                     out,
-                    "{call}: ivars={ivars:p} nelems={nelems} cmp={cmp}: no active element satisfies it yet"
+                    "{call}: ivars={ivars:#x} nelems={nelems} cmp={cmp}: no active element satisfies it yet"
                 );
             },
         );
@@ -468,202 +455,152 @@ impl<T: Ivar> Set<'_, T> {
     }
 }
 
-/// `shmem_wait_until_all` family.
-///
-/// # Safety
-/// `status` (if not NULL) must hold `nelems` entries.
-pub unsafe fn wait_until_all<T: Ivar>(
+/// `shmem_wait_until_all` family: returns when every active element satisfies the comparison.
+pub fn wait_until_all<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.all(true);
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).all(true);
 }
 
-/// `shmem_wait_until_all_vector` family.
-///
-/// # Safety
-/// `status` (if not NULL) and `cmp_values` must hold `nelems` entries.
-pub unsafe fn wait_until_all_vector<T: Ivar>(
+/// `shmem_wait_until_all_vector` family: as [`wait_until_all`], one comparison value per element.
+pub fn wait_until_all_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.all(true);
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).all(true);
 }
 
 /// `shmem_test_all` family: 1 if every active element satisfies the comparison now.
-///
-/// # Safety
-/// As [`wait_until_all`].
-pub unsafe fn test_all<T: Ivar>(
+pub fn test_all<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.all(false) as c_int
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).all(false) as c_int
 }
 
 /// `shmem_test_all_vector` family.
-///
-/// # Safety
-/// As [`wait_until_all_vector`].
-pub unsafe fn test_all_vector<T: Ivar>(
+pub fn test_all_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.all(false) as c_int
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).all(false) as c_int
 }
 
 /// `shmem_wait_until_any` family: the index of a satisfying active element; `SIZE_MAX` if no
 /// element is active.
-///
-/// # Safety
-/// As [`wait_until_all`].
-pub unsafe fn wait_until_any<T: Ivar>(
+pub fn wait_until_any<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.any(true)
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).any(true)
 }
 
 /// `shmem_wait_until_any_vector` family.
-///
-/// # Safety
-/// As [`wait_until_all_vector`].
-pub unsafe fn wait_until_any_vector<T: Ivar>(
+pub fn wait_until_any_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.any(true)
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).any(true)
 }
 
 /// `shmem_test_any` family: the index of a satisfying active element, `SIZE_MAX` if none.
-///
-/// # Safety
-/// As [`wait_until_all`].
-pub unsafe fn test_any<T: Ivar>(
+pub fn test_any<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)) }.any(false)
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).any(false)
 }
 
 /// `shmem_test_any_vector` family.
-///
-/// # Safety
-/// As [`wait_until_all_vector`].
-pub unsafe fn test_any_vector<T: Ivar>(
+pub fn test_any_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    status: *const c_int,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)) }.any(false)
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).any(false)
 }
 
 /// `shmem_wait_until_some` family: the indices of the satisfying active elements (at least one),
 /// and how many; 0 if no element is active.
-///
-/// # Safety
-/// As [`wait_until_all`]; `indices` must have room for `nelems` entries.
-pub unsafe fn wait_until_some<T: Ivar>(
+pub fn wait_until_some<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    indices: *mut usize,
-    status: *const c_int,
+    indices: Option<Dst<'_>>,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, true) }
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, true)
 }
 
 /// `shmem_wait_until_some_vector` family.
-///
-/// # Safety
-/// As [`wait_until_all_vector`]; `indices` must have room for `nelems` entries.
-pub unsafe fn wait_until_some_vector<T: Ivar>(
+pub fn wait_until_some_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    indices: *mut usize,
-    status: *const c_int,
+    indices: Option<Dst<'_>>,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, true) }
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, true)
 }
 
 /// `shmem_test_some` family: the indices of the satisfying active elements now, and how many.
-///
-/// # Safety
-/// As [`wait_until_some`].
-pub unsafe fn test_some<T: Ivar>(
+pub fn test_some<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    indices: *mut usize,
-    status: *const c_int,
+    indices: Option<Dst<'_>>,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
     cmp_value: T,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, false) }
+    Set::new(call, ivars, nelems, status, cmp, Ok(cmp_value)).some(call, indices, false)
 }
 
 /// `shmem_test_some_vector` family.
-///
-/// # Safety
-/// As [`wait_until_some_vector`].
-pub unsafe fn test_some_vector<T: Ivar>(
+pub fn test_some_vector<T: Ivar>(
     call: &'static str,
     ivars: *mut T,
     nelems: usize,
-    indices: *mut usize,
-    status: *const c_int,
+    indices: Option<Dst<'_>>,
+    status: Option<&[c_int]>,
     cmp: Program<c_int>,
-    cmp_values: *const T,
+    cmp_values: Option<&[T]>,
 ) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe {
-        Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, false)
-    }
+    Set::new(call, ivars, nelems, status, cmp, Err(cmp_values)).some(call, indices, false)
 }

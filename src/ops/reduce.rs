@@ -13,16 +13,15 @@
 #![allow(non_snake_case, clippy::too_many_arguments)]
 
 use super::coll::{on_active_set, on_team};
-use super::{ComplexD, ComplexF, Float128, LongDouble};
+use super::{ComplexD, ComplexF};
 use crate::collectives::call::Acc;
 use crate::collectives::{Combine, flat};
 use crate::fatal;
 use crate::runtime::handle::shmem_team_t;
 use crate::transport::shm::{Dst, Plain, Src};
 use std::ffi::c_int;
-use std::mem::size_of;
 
-mod sealed {
+pub(in crate::ops) mod sealed {
     pub trait Sealed {}
 }
 
@@ -138,56 +137,7 @@ macro_rules! complex_bits {
 }
 complex_bits!(ComplexD: f64, ComplexF: f32);
 
-// The `long double` and binary128 arithmetic, in C (src/collectives/longdouble.c; hidden, not
-// exported). `op`: 0 sum, 1 prod, 2 max, 3 min.
-unsafe extern "C" {
-    fn rshmem_c_longdouble_combine(op: c_int, acc: *mut LongDouble, x: *const LongDouble, n: usize);
-    fn rshmem_c_float128_combine(op: c_int, acc: *mut Float128, x: *const Float128, n: usize);
-}
-
-macro_rules! in_c {
-    ($helper:ident, $name:ident, $op:expr) => {
-        fn $name(acc: Acc<'_, Self>, x: Src<'_>) {
-            let n = x.len() / size_of::<Self>();
-            let acc = acc.dst.part(0, x.len());
-            // SAFETY: the helper reads `n` elements at `x` and updates `n` at `acc`, both ranges
-            // that hold them (checked just above: `acc` is as long as `x`).
-            unsafe { $helper($op, acc.addr() as *mut Self, x.addr() as *const Self, n) }
-        }
-    };
-}
-macro_rules! longdouble {
-    ($name:ident, $op:expr) => {
-        in_c!(rshmem_c_longdouble_combine, $name, $op);
-    };
-}
-macro_rules! float128 {
-    ($name:ident, $op:expr) => {
-        in_c!(rshmem_c_float128_combine, $name, $op);
-    };
-}
-
-impl sealed::Sealed for LongDouble {}
-impl Element for LongDouble {}
-impl Arith for LongDouble {
-    longdouble!(sum, 0);
-    longdouble!(prod, 1);
-}
-impl Order for LongDouble {
-    longdouble!(max, 2);
-    longdouble!(min, 3);
-}
-
-impl sealed::Sealed for Float128 {}
-impl Element for Float128 {}
-impl Arith for Float128 {
-    float128!(sum, 0);
-    float128!(prod, 1);
-}
-impl Order for Float128 {
-    float128!(max, 2);
-    float128!(min, 3);
-}
+// The `long double` and binary128 operators are `ops::ffi::reduce`'s: their arithmetic is in C.
 
 /// The `shmem_TYPENAME_OP_reduce` families, on `team`: `dest` and `source` (symmetric) hold
 /// `nreduce` elements (`super::ffi::reduce::reduce` makes them). `op` is the operator

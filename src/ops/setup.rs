@@ -5,7 +5,8 @@ use crate::runtime::constants::{SHMEM_MAX_NAME_LEN, SHMEM_THREAD_MULTIPLE, SHMEM
 use crate::runtime::error::{ABORTING, abort_job, say};
 use crate::runtime::personality::{self, Program};
 use crate::runtime::{startup, world};
-use std::ffi::{c_char, c_int, c_void};
+use crate::transport::shm::{Dst, Src};
+use std::ffi::{c_int, c_void};
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -15,11 +16,6 @@ static EXIT_HOOK: Once = Once::new();
 /// initialization routines several times, each with its own finalize, and the library is
 /// finalized by the last one only (and may then be initialized again).
 static DEPTH: AtomicUsize = AtomicUsize::new(0);
-
-unsafe extern "C" {
-    /// glibc's `on_exit`: like `atexit`, but the handler learns the exit status.
-    fn on_exit(function: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
-}
 
 /// At process exit: a PE that exits with status 0 without `shmem_finalize` is finalized
 /// implicitly, in the finalize rendezvous (never in a barrier the peers may be in: a peer waiting
@@ -46,14 +42,17 @@ extern "C" fn at_exit(status: c_int, _arg: *mut c_void) {
     world::finalize_bootstrap();
 }
 
+/// Registers a handler to run at process exit with the exit status; false if refused (glibc's
+/// `on_exit`, which `ops::ffi::setup` passes in: the entry points of initialization are there).
+pub type OnExit = fn(extern "C" fn(c_int, *mut c_void)) -> bool;
+
 /// Selects the ABI personality (a program built for another implementation passes its values),
 /// then starts the World.
-fn start(call: &'static str, level: c_int) {
+fn start(call: &'static str, level: c_int, on_exit: OnExit) {
     personality::select(call);
     EXIT_HOOK.call_once(|| {
         crate::runtime::error::install_panic_hook();
-        // SAFETY: registering a handler with static lifetime and no argument.
-        if unsafe { on_exit(at_exit, std::ptr::null_mut()) } != 0 {
+        if !on_exit(at_exit) {
             fatal!(call, "cannot register the exit handler");
         }
     });
@@ -79,56 +78,47 @@ fn start(call: &'static str, level: c_int) {
 }
 
 /// `shmem_init`, `start_pes`.
-pub fn init(call: &'static str) {
-    start(call, SHMEM_THREAD_SINGLE);
+pub fn init(call: &'static str, on_exit: OnExit) {
+    start(call, SHMEM_THREAD_SINGLE, on_exit);
 }
 
-/// `shmem_init_thread`: every level up to `SHMEM_THREAD_MULTIPLE` is provided.
-///
-/// # Safety
-/// `provided` must be NULL or writable.
-pub unsafe fn init_thread(
+/// `shmem_init_thread`: every level up to `SHMEM_THREAD_MULTIPLE` is provided. The program's
+/// `provided` arrives as a range of one `int` from `ops::ffi::setup` (`None`: NULL, allowed).
+pub fn init_thread(
     call: &'static str,
     requested: Program<c_int>,
-    provided: *mut c_int,
+    provided: Option<Dst<'_>>,
+    on_exit: OnExit,
 ) -> c_int {
     personality::select(call);
     let requested = personality::thread_level_in(requested);
     let level = requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
-    start(call, level);
+    start(call, level, on_exit);
     let level =
         personality::thread_level_out(world::get(call).thread_level.load(Ordering::Relaxed));
-    if !provided.is_null() {
-        // SAFETY: checked non-null; the caller guarantees it is writable.
-        unsafe { provided.write(level) };
+    if let Some(provided) = provided {
+        provided.write::<c_int>(0, level);
     }
     0
 }
 
-/// `shmem_query_thread`.
-///
-/// # Safety
-/// `provided` must be writable.
-pub unsafe fn query_thread(call: &'static str, provided: *mut c_int) {
+/// `shmem_query_thread`, into the program's `provided` (as in [`init_thread`]; NULL is an error).
+pub fn query_thread(call: &'static str, provided: Option<Dst<'_>>) {
     let level =
         personality::thread_level_out(world::get(call).thread_level.load(Ordering::Relaxed));
-    if provided.is_null() {
-        fatal!(call, "provided is NULL");
-    }
-    // SAFETY: checked non-null; the caller guarantees it is writable.
-    unsafe { provided.write(level) };
+    let Some(provided) = provided else {
+        fatal!(call, "provided is NULL")
+    };
+    provided.write::<c_int>(0, level);
 }
 
-/// `shmem_query_initialized` (1.6): 1 between `shmem_init` and `shmem_finalize`, else 0.
-///
-/// # Safety
-/// `initialized` must be writable.
-pub unsafe fn query_initialized(call: &'static str, initialized: *mut c_int) {
-    if initialized.is_null() {
-        fatal!(call, "initialized is NULL");
-    }
-    // SAFETY: checked non-null; the caller guarantees it is writable.
-    unsafe { initialized.write(world::try_get().is_some() as c_int) };
+/// `shmem_query_initialized` (1.6): 1 between `shmem_init` and `shmem_finalize`, else 0, into the
+/// program's `initialized` (as in [`query_thread`]).
+pub fn query_initialized(call: &'static str, initialized: Option<Dst<'_>>) {
+    let Some(initialized) = initialized else {
+        fatal!(call, "initialized is NULL")
+    };
+    initialized.write::<c_int>(0, world::try_get().is_some() as c_int);
 }
 
 /// `shmem_finalize`: completes this PE's operations, waits for every PE in the finalize
@@ -152,8 +142,8 @@ pub fn finalize(call: &'static str) {
 }
 
 /// Deprecated `start_pes(npes)`: `npes` is ignored, as the spec says.
-pub fn start_pes(call: &'static str, _npes: c_int) {
-    init(call);
+pub fn start_pes(call: &'static str, _npes: c_int, on_exit: OnExit) {
+    init(call, on_exit);
 }
 
 /// `shmem_global_exit`: ends every PE of the job with `status`.
@@ -205,44 +195,34 @@ pub fn ptr(call: &'static str, dest: *const c_void, pe: c_int) -> *mut c_void {
 
 /// `shmem_info_get_version`: the version of the header the program was compiled with (rshmem's,
 /// or a foreign one's under its personality, see `runtime::personality`), as the spec has the call
-/// agree with that header's constants. Callable before `shmem_init`.
-///
-/// # Safety
-/// `major` and `minor` must be writable.
-pub unsafe fn info_get_version(call: &'static str, major: *mut c_int, minor: *mut c_int) {
-    if major.is_null() || minor.is_null() {
+/// agree with that header's constants, into the program's `major` and `minor` (ranges of one `int` from
+/// `ops::ffi::setup`; `None`: NULL, an error). Callable before `shmem_init`.
+pub fn info_get_version(call: &'static str, major: Option<Dst<'_>>, minor: Option<Dst<'_>>) {
+    let (Some(major), Some(minor)) = (major, minor) else {
         fatal!(
             call,
             "{} is NULL",
-            if major.is_null() { "major" } else { "minor" }
-        );
-    }
+            if major.is_none() { "major" } else { "minor" }
+        )
+    };
     personality::select(call);
     let (major_version, minor_version) = personality::active().version;
-    // SAFETY: checked non-null; the caller guarantees they are writable.
-    unsafe {
-        major.write(major_version);
-        minor.write(minor_version);
-    }
+    major.write::<c_int>(0, major_version);
+    minor.write::<c_int>(0, minor_version);
 }
 
 /// `shmem_info_get_name`: the vendor string of the program's header (as for
-/// [`info_get_version`]), NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes.
-///
-/// # Safety
-/// `name` must have room for `SHMEM_MAX_NAME_LEN` bytes.
-pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
-    if name.is_null() {
-        fatal!(call, "name is NULL");
-    }
+/// [`info_get_version`]), NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes, into the program's
+/// `name` (a range of `SHMEM_MAX_NAME_LEN` bytes from `ops::ffi::setup`; `None`: NULL, an error).
+pub fn info_get_name(call: &'static str, name: Option<Dst<'_>>) {
+    let Some(name) = name else {
+        fatal!(call, "name is NULL")
+    };
     personality::select(call);
     let vendor = personality::active().vendor.to_bytes();
     let n = vendor.len().min(SHMEM_MAX_NAME_LEN as usize - 1);
-    // SAFETY: n + 1 <= SHMEM_MAX_NAME_LEN bytes, which the caller guarantees.
-    unsafe {
-        std::ptr::copy_nonoverlapping(vendor.as_ptr(), name.cast::<u8>(), n);
-        name.add(n).write(0);
-    }
+    name.copy_from(Src::of(&vendor[..n]));
+    name.write::<u8>(n, 0);
 }
 
 /// `shmem_pcontrol(level, ...)`: "OpenSHMEM libraries make no use of this routine and simply
@@ -251,22 +231,15 @@ pub unsafe fn info_get_name(call: &'static str, name: *mut c_char) {
 /// argument is received (docs/ABI.md, variadic routines).
 pub fn pcontrol(_call: &'static str, _level: c_int) {}
 
-/// Fortran `SHMEM_INFO_GET_NAME(NAME)`: the vendor string (as for [`info_get_name`]) in the `CHARACTER` variable `name` of
-/// `name_len` characters (the length gfortran passes after the arguments), blank-padded as Fortran
-/// strings are, and cut to `name_len` if longer.
-///
-/// # Safety
-/// `name` must have room for `name_len` bytes.
-pub unsafe fn info_get_name_fortran(call: &'static str, name: *mut c_char, name_len: usize) {
-    if name.is_null() && name_len > 0 {
-        fatal!(call, "name is NULL");
-    }
+/// Fortran `SHMEM_INFO_GET_NAME(NAME)`: the vendor string (as for [`info_get_name`]) in the
+/// `CHARACTER` variable `name` (a range of the length gfortran passes after the arguments, from
+/// `ops::ffi::setup`), blank-padded as Fortran strings are, and cut to its length if longer.
+pub fn info_get_name_fortran(call: &'static str, name: Dst<'_>) {
     personality::select(call);
     let vendor = personality::active().vendor.to_bytes();
-    let n = vendor.len().min(name_len);
-    // SAFETY: n <= name_len bytes and name_len - n more, which the caller guarantees.
-    unsafe {
-        std::ptr::copy_nonoverlapping(vendor.as_ptr(), name.cast::<u8>(), n);
-        std::ptr::write_bytes(name.cast::<u8>().add(n), b' ', name_len - n);
+    let n = vendor.len().min(name.len());
+    name.copy_from(Src::of(&vendor[..n]));
+    for k in n..name.len() {
+        name.write::<u8>(k, b' ');
     }
 }

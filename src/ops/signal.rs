@@ -24,7 +24,7 @@ use crate::runtime::handle::shmem_ctx_t;
 use crate::runtime::personality::Program;
 use crate::runtime::remote::{self, Rmw};
 use crate::runtime::world::World;
-use crate::transport::shm;
+use crate::transport::shm::{self, Src};
 use std::ffi::c_int;
 
 /// How a put-with-signal updates the signal.
@@ -55,18 +55,17 @@ fn signal_word(
     slot(w, call, ctx, "sig_addr", sig_addr as usize, pe)
 }
 
-/// Copies the data, fences, updates the signal.
-///
-/// # Safety
-/// `source` must hold `nelems` elements of `T`.
+/// `shmem_put_signal` family (and `_nbi`, which completes at once on this route): copies
+/// `source` to `pe`'s copy of the symmetric `dest`, fences, then updates `sig_addr` on `pe` with
+/// `signal` as `sig_op` says. The program's `source` arrives as a checked range
+/// (`ops::ffi::signal`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn put_then_signal<T: Copy>(
+pub fn put_signal(
     call: &'static str,
     ctx: shmem_ctx_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
+    dest: usize,
+    source: Src<'_>,
     sig_addr: *mut u64,
     signal: u64,
     sig_op: Program<c_int>,
@@ -79,8 +78,7 @@ unsafe fn put_then_signal<T: Copy>(
     };
     let (w, world_pe) = enter_pe(call, ctx, pe);
     let target = signal_word(w, call, ctx, sig_addr, world_pe);
-    // SAFETY: forwarded contract; `put` checks the destination range.
-    unsafe { rma::put(call, ctx, dest, source, nelems, pe) };
+    rma::put(call, ctx, dest, source, pe);
     shm::order();
     if !w.cpu_atomics {
         // The data may have gone over UCX: the signal's atomic must not overtake it.
@@ -94,62 +92,11 @@ unsafe fn put_then_signal<T: Copy>(
     }
 }
 
-/// `shmem_put_signal` family: puts `nelems` elements to `dest` on `pe`, then updates `sig_addr`
-/// on `pe` with `signal` as `sig_op` says.
-///
-/// # Safety
-/// `source` must hold `nelems` elements of `T`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn put_signal<T: Copy>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    sig_addr: *mut u64,
-    signal: u64,
-    sig_op: Program<c_int>,
-    pe: c_int,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        put_then_signal(
-            call, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe,
-        )
-    }
-}
-
-/// `shmem_put_signal_nbi` family. Completes at once on this route.
-///
-/// # Safety
-/// As [`put_signal`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn put_signal_nbi<T: Copy>(
-    call: &'static str,
-    ctx: shmem_ctx_t,
-    dest: *mut T,
-    source: *const T,
-    nelems: usize,
-    sig_addr: *mut u64,
-    signal: u64,
-    sig_op: Program<c_int>,
-    pe: c_int,
-) {
-    // SAFETY: forwarded contract.
-    unsafe {
-        put_then_signal(
-            call, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe,
-        )
-    }
-}
-
 /// `shmem_signal_fetch`: the value of this PE's signal `sig_addr`.
 pub fn fetch(call: &'static str, sig_addr: *const u64) -> u64 {
-    let p = p2p::local(call, "sig_addr", sig_addr, 1);
-    // SAFETY: `p` is this PE's copy of a symmetric, aligned word, updated only atomically.
-    unsafe { shm::Word::load_acquire(p) }
+    p2p::local(call, "sig_addr", sig_addr, 1)
+        .word::<u64>(0)
+        .load_acquire()
 }
 
 /// `shmem_signal_add` (1.6): adds `signal` to `sig_addr` on `pe`.

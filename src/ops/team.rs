@@ -39,26 +39,26 @@ pub fn team_n_pes(call: &'static str, team: shmem_team_t) -> c_int {
 }
 
 /// `shmem_team_get_config`: the configuration fields `config_mask` selects.
-///
-/// # Safety
-/// `config` must be NULL or writable.
-pub unsafe fn team_get_config(
+/// The program's `config` arrives as a reference (`None`: NULL) from `ops::ffi::team`.
+pub fn team_get_config(
     call: &'static str,
     team: shmem_team_t,
     config_mask: Program<c_long>,
-    config: *mut shmem_team_config_t,
+    config: Option<&mut shmem_team_config_t>,
 ) -> c_int {
     let _ = world::get(call);
     let config_mask = personality::team_mask(call, config_mask);
     let Some((_, t)) = handle::team_or_invalid(call, team) else {
         return FAILED;
     };
-    if config.is_null() || config_mask & !SHMEM_TEAM_NUM_CONTEXTS != 0 {
+    let Some(config) = config else {
+        return FAILED;
+    };
+    if config_mask & !SHMEM_TEAM_NUM_CONTEXTS != 0 {
         return FAILED;
     }
     if config_mask & SHMEM_TEAM_NUM_CONTEXTS != 0 {
-        // SAFETY: non-null and, by the caller's contract, writable.
-        unsafe { (*config).num_contexts = t.num_contexts() };
+        config.num_contexts = t.num_contexts();
     }
     0
 }
@@ -114,12 +114,9 @@ pub fn team_ptr(
 }
 
 /// The `num_contexts` a configuration asks for, or None for an unknown mask bit.
-///
-/// # Safety
-/// `config` must be NULL or readable.
-unsafe fn num_contexts(
+fn num_contexts(
     call: &'static str,
-    config: *const shmem_team_config_t,
+    config: Option<&shmem_team_config_t>,
     mask: Program<c_long>,
 ) -> Option<c_int> {
     let mask = personality::team_mask(call, mask);
@@ -129,11 +126,7 @@ unsafe fn num_contexts(
     if mask & SHMEM_TEAM_NUM_CONTEXTS == 0 {
         return Some(0);
     }
-    if config.is_null() {
-        return None;
-    }
-    // SAFETY: non-null and, by the caller's contract, readable.
-    let n = unsafe { (*config).num_contexts };
+    let n = config?.num_contexts;
     (n >= 0).then_some(n)
 }
 
@@ -210,94 +203,79 @@ fn strided(parent: &Members, start: c_int, stride: c_int, size: c_int) -> Option
     Some((m, member))
 }
 
-/// Writes `value` to an output handle if the pointer is not NULL.
-///
-/// # Safety
-/// `out` must be NULL or writable.
-unsafe fn set(out: *mut shmem_team_t, value: shmem_team_t) {
-    if !out.is_null() {
-        // SAFETY: non-null and, by the caller's contract, writable.
-        unsafe { out.write(value) };
+/// Stores `value` in the program's `out`, if it gave one.
+fn set(out: &mut Option<&mut shmem_team_t>, value: shmem_team_t) {
+    if let Some(out) = out {
+        **out = value;
     }
 }
 
 /// `shmem_team_split_strided`.
-///
-/// # Safety
-/// `config` must be NULL or readable, `new_team` NULL or writable.
-pub unsafe fn team_split_strided(
+/// The program's `config` and `new_team` arrive as references (`None`: NULL) from
+/// `ops::ffi::team`.
+pub fn team_split_strided(
     call: &'static str,
     parent_team: shmem_team_t,
     start: c_int,
     stride: c_int,
     size: c_int,
-    config: *const shmem_team_config_t,
+    config: Option<&shmem_team_config_t>,
     config_mask: Program<c_long>,
-    new_team: *mut shmem_team_t,
+    mut new_team: Option<&mut shmem_team_t>,
 ) -> c_int {
     let w = world::get(call);
-    // SAFETY: forwarded contract.
-    unsafe { set(new_team, shmem_team_t::INVALID) };
+    set(&mut new_team, shmem_team_t::INVALID);
     let Some((slot, parent)) = handle::team_or_invalid(call, parent_team) else {
         return FAILED;
     };
     let parent = parent.members();
-    // SAFETY: forwarded contract.
-    let contexts = unsafe { num_contexts(call, config, config_mask) };
+    let contexts = num_contexts(call, config, config_mask);
     let (Some((m, member)), Some(contexts)) = (strided(&parent, start, stride, size), contexts)
     else {
         return FAILED;
     };
-    if new_team.is_null() {
+    if new_team.is_none() {
         return FAILED;
     }
     let Some((slots, epoch)) = agree(w, call, (slot, parent), 1) else {
         return FAILED;
     };
     if member {
-        // SAFETY: checked non-null above.
-        unsafe { set(new_team, open(w, slots[0], m, contexts, epoch)) };
+        set(&mut new_team, open(w, slots[0], m, contexts, epoch));
     }
     0
 }
 
 /// `shmem_team_split_2d`: the parent as a grid of rows of `xrange` PEs; each PE joins its row (the
 /// x-axis team) and its column (the y-axis team). An `xrange` above the parent's size is the size.
-///
-/// # Safety
-/// The configs must be NULL or readable, the team pointers NULL or writable.
-pub unsafe fn team_split_2d(
+/// The program's configs and team variables arrive as references (`None`: NULL) from
+/// `ops::ffi::team`.
+pub fn team_split_2d(
     call: &'static str,
     parent_team: shmem_team_t,
     xrange: c_int,
-    xaxis_config: *const shmem_team_config_t,
+    xaxis_config: Option<&shmem_team_config_t>,
     xaxis_mask: Program<c_long>,
-    xaxis_team: *mut shmem_team_t,
-    yaxis_config: *const shmem_team_config_t,
+    mut xaxis_team: Option<&mut shmem_team_t>,
+    yaxis_config: Option<&shmem_team_config_t>,
     yaxis_mask: Program<c_long>,
-    yaxis_team: *mut shmem_team_t,
+    mut yaxis_team: Option<&mut shmem_team_t>,
 ) -> c_int {
     let w = world::get(call);
-    // SAFETY: forwarded contract.
-    unsafe {
-        set(xaxis_team, shmem_team_t::INVALID);
-        set(yaxis_team, shmem_team_t::INVALID);
-    }
+    set(&mut xaxis_team, shmem_team_t::INVALID);
+    set(&mut yaxis_team, shmem_team_t::INVALID);
     let Some((slot, parent)) = handle::team_or_invalid(call, parent_team) else {
         return FAILED;
     };
     let parent = parent.members();
-    // SAFETY: forwarded contract.
-    let (xc, yc) = unsafe {
-        (
-            num_contexts(call, xaxis_config, xaxis_mask),
-            num_contexts(call, yaxis_config, yaxis_mask),
-        )
-    };
+    let (xc, yc) = (
+        num_contexts(call, xaxis_config, xaxis_mask),
+        num_contexts(call, yaxis_config, yaxis_mask),
+    );
     let (Some(xc), Some(yc)) = (xc, yc) else {
         return FAILED;
     };
-    if xrange < 1 || xaxis_team.is_null() || yaxis_team.is_null() {
+    if xrange < 1 || xaxis_team.is_none() || yaxis_team.is_none() {
         return FAILED;
     }
     let n = parent.size;
@@ -318,11 +296,8 @@ pub unsafe fn team_split_2d(
     let Some((slots, epoch)) = agree(w, call, (slot, parent), 2) else {
         return FAILED;
     };
-    // SAFETY: both checked non-null above.
-    unsafe {
-        set(xaxis_team, open(w, slots[0], x, xc, epoch));
-        set(yaxis_team, open(w, slots[1], y, yc, epoch));
-    }
+    set(&mut xaxis_team, open(w, slots[0], x, xc, epoch));
+    set(&mut yaxis_team, open(w, slots[1], y, yc, epoch));
     0
 }
 

@@ -1008,6 +1008,11 @@ fn shell(r: &Routine, op: &Op, uses: &mut Uses) -> Result<String, String> {
     }
     uses.ops
         .insert(op.path.split("::").next().unwrap_or_default().to_string());
+    // The operator names its own module (`amo::Rmw::Add`), which an `ffi::` op does not import.
+    if let Some(operator) = r.family.operator {
+        uses.ops
+            .insert(operator.split("::").next().unwrap_or_default().to_string());
+    }
     let ret = match r.rust_ret()? {
         None => String::new(),
         Some(t) => {

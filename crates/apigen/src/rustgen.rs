@@ -152,6 +152,11 @@ fn function(f: &Func, op: &Op, uses: &mut Uses) -> Result<Shell, String> {
     let short_op = op.path.as_str();
     uses.ops
         .insert(short_op.split("::").next().unwrap_or_default().to_string());
+    // The operator names its own module (`amo::Rmw::Add`), which an `ffi::` op does not import.
+    if let Some(operator) = f.family.operator {
+        uses.ops
+            .insert(operator.split("::").next().unwrap_or_default().to_string());
+    }
     let call = format!("{short_op}({})", args.join(", "));
     let body = if op.is_unsafe {
         format!(

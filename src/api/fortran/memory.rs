@@ -11,9 +11,9 @@
 //! are the op's; an `unsafe` line reads the scalars and forwards the rest unchanged.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::memory;
+use crate::ops::ffi;
 use std::ffi::{c_int, c_void};
 
-shell!(shpalloc_, pshpalloc_, (addr: *mut *mut c_void, length: *const c_int, errcode: *mut c_int, abort: *const c_int), unsafe memory::shpalloc("shpalloc", addr, *length, errcode, *abort));
-shell!(shpdeallc_, pshpdeallc_, (addr: *mut *mut c_void, errcode: *mut c_int, abort: *const c_int), unsafe memory::shpdeallc("shpdeallc", addr, errcode, *abort));
-shell!(shpclmove_, pshpclmove_, (addr: *mut *mut c_void, length: *const c_int, status: *mut c_int, abort: *const c_int), unsafe memory::shpclmove("shpclmove", addr, *length, status, *abort));
+shell!(shpalloc_, pshpalloc_, (addr: *mut *mut c_void, length: *const c_int, errcode: *mut c_int, abort: *const c_int), unsafe ffi::memory::shpalloc("shpalloc", addr, *length, errcode, *abort));
+shell!(shpdeallc_, pshpdeallc_, (addr: *mut *mut c_void, errcode: *mut c_int, abort: *const c_int), unsafe ffi::memory::shpdeallc("shpdeallc", addr, errcode, *abort));
+shell!(shpclmove_, pshpclmove_, (addr: *mut *mut c_void, length: *const c_int, status: *mut c_int, abort: *const c_int), unsafe ffi::memory::shpclmove("shpclmove", addr, *length, status, *abort));

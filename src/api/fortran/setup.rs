@@ -11,11 +11,16 @@
 //! are the op's; an `unsafe` line reads the scalars and forwards the rest unchanged.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::ops::setup;
+use crate::ops::{ffi, setup};
 use std::ffi::{c_char, c_int, c_void};
 
-shell!(shmem_init_, pshmem_init_, (), setup::init("shmem_init"));
-shell!(start_pes_, pstart_pes_, (npes: *const c_int), unsafe setup::start_pes("start_pes", *npes));
+shell!(
+    shmem_init_,
+    pshmem_init_,
+    (),
+    ffi::setup::init("shmem_init")
+);
+shell!(start_pes_, pstart_pes_, (npes: *const c_int), unsafe ffi::setup::start_pes("start_pes", *npes));
 shell!(
     shmem_finalize_,
     pshmem_finalize_,
@@ -30,5 +35,5 @@ shell!(shmem_n_pes_, pshmem_n_pes_, () -> c_int, setup::n_pes("shmem_n_pes"));
 shell!(shmem_pe_accessible_, pshmem_pe_accessible_, (pe: *const c_int) -> c_int, unsafe setup::pe_accessible("shmem_pe_accessible", *pe));
 shell!(shmem_addr_accessible_, pshmem_addr_accessible_, (addr: *const c_void, pe: *const c_int) -> c_int, unsafe setup::addr_accessible("shmem_addr_accessible", addr, *pe));
 shell!(shmem_ptr_, pshmem_ptr_, (dest: *const c_void, pe: *const c_int) -> *mut c_void, unsafe setup::ptr("shmem_ptr", dest, *pe));
-shell!(shmem_info_get_version_, pshmem_info_get_version_, (major: *mut c_int, minor: *mut c_int), unsafe setup::info_get_version("shmem_info_get_version", major, minor));
-shell!(shmem_info_get_name_, pshmem_info_get_name_, (name: *mut c_char, name_len: usize), unsafe setup::info_get_name_fortran("shmem_info_get_name", name, name_len));
+shell!(shmem_info_get_version_, pshmem_info_get_version_, (major: *mut c_int, minor: *mut c_int), unsafe ffi::setup::info_get_version("shmem_info_get_version", major, minor));
+shell!(shmem_info_get_name_, pshmem_info_get_name_, (name: *mut c_char, name_len: usize), unsafe ffi::setup::info_get_name_fortran("shmem_info_get_name", name, name_len));

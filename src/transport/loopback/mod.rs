@@ -58,7 +58,7 @@ impl Network {
 
     /// The word of type `W` at `at`.
     #[inline]
-    fn word<W: AmoWord>(&self, at: Place) -> Result<shm::Atom<'static, W>> {
+    fn word<W: AmoWord>(&self, at: Place) -> Result<shm::memory::Atom<'static, W>> {
         let dst = self.at(at, size_of::<W>())?;
         if !dst.addr().is_multiple_of(align_of::<W>()) {
             let Place { pe, seg, off } = at;
@@ -73,7 +73,7 @@ impl Network {
 
     /// The control word at heap offset `off` of `pe`.
     #[inline]
-    fn control(&self, pe: usize, off: usize) -> Result<shm::Atom<'static, u64>> {
+    fn control(&self, pe: usize, off: usize) -> Result<shm::memory::Atom<'static, u64>> {
         self.word::<u64>(Place::new(pe, HEAP, off))
     }
 }

@@ -19,11 +19,6 @@
 //! or by an `unsafe` constructor whose caller vouches for the range; every method keeps within the
 //! range it was made with.
 
-#![allow(
-    dead_code,
-    reason = "the operations, the collectives and the runtime move onto these types in steps"
-)]
-
 use super::Word;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
@@ -150,57 +145,6 @@ macro_rules! common {
                 within("after", at, 0, self.len);
                 self.part(at, self.len - at)
             }
-
-            /// Whether the two ranges share a byte (a copy between them is a `memmove`).
-            #[inline]
-            pub fn overlaps(self, other_addr: usize, other_len: usize) -> bool {
-                self.len > 0
-                    && other_len > 0
-                    && self.addr < other_addr + other_len
-                    && other_addr < self.addr + self.len
-            }
-
-            /// The value of type `T` at byte `at` (unaligned; not volatile: for data the
-            /// protocol has said is there).
-            #[inline(always)]
-            #[track_caller]
-            pub fn read<T: Plain>(self, at: usize) -> T {
-                within("read", at, size_of::<T>(), self.len);
-                // SAFETY: inside the range (checked), which is readable for `'a`; `T` is
-                // `Plain`, so any bytes are a value.
-                unsafe { std::ptr::read_unaligned((self.addr + at) as *const T) }
-            }
-
-            /// The value of type `T` at byte `at`, loaded with a volatile load (a value another
-            /// PE writes: a flag, `shmem_g`); `at` must be aligned for `T`.
-            #[inline(always)]
-            #[track_caller]
-            pub fn load<T: Plain>(self, at: usize) -> T {
-                within("load", at, size_of::<T>(), self.len);
-                let p = self.addr + at;
-                if !p.is_multiple_of(align_of::<T>()) {
-                    misaligned(p, align_of::<T>());
-                }
-                // SAFETY: inside the range (checked), readable for `'a`, aligned (checked).
-                unsafe { std::ptr::read_volatile(p as *const T) }
-            }
-
-            /// Copies the range into `out`, which must be as long.
-            #[inline]
-            #[track_caller]
-            pub fn read_into(self, out: &mut [u8]) {
-                within("read_into", 0, out.len(), self.len);
-                // SAFETY: `out.len()` bytes of the range are readable (checked); `out` is a
-                // distinct Rust buffer (the range cannot alias a `&mut`).
-                unsafe { std::ptr::copy((self.addr) as *const u8, out.as_mut_ptr(), out.len()) }
-            }
-
-            /// The range's bytes in a new vector.
-            pub fn to_vec(self) -> Vec<u8> {
-                let mut v = vec![0u8; self.len];
-                self.read_into(&mut v);
-                v
-            }
         }
     };
 }
@@ -234,6 +178,23 @@ impl<'a> Src<'a> {
     #[inline]
     pub fn of_value<T: Plain>(value: &'a T) -> Src<'a> {
         Src::of(std::slice::from_ref(value))
+    }
+
+    /// Copies the range into `out`, which must be as long.
+    #[inline]
+    #[track_caller]
+    pub fn read_into(self, out: &mut [u8]) {
+        within("read_into", 0, out.len(), self.len);
+        // SAFETY: `out.len()` bytes of the range are readable (checked); `out` is a
+        // distinct Rust buffer (the range cannot alias a `&mut`).
+        unsafe { std::ptr::copy((self.addr) as *const u8, out.as_mut_ptr(), out.len()) }
+    }
+
+    /// The range's bytes in a new vector.
+    pub fn to_vec(self) -> Vec<u8> {
+        let mut v = vec![0u8; self.len];
+        self.read_into(&mut v);
+        v
     }
 }
 
@@ -269,6 +230,20 @@ impl<'a> Dst<'a> {
         Dst::of(std::slice::from_mut(value))
     }
 
+    /// The value of type `T` at byte `at`, loaded with a volatile load (a value another
+    /// PE writes: a flag, `shmem_g`); `at` must be aligned for `T`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn load<T: Plain>(self, at: usize) -> T {
+        within("load", at, size_of::<T>(), self.len);
+        let p = self.addr + at;
+        if !p.is_multiple_of(align_of::<T>()) {
+            misaligned(p, align_of::<T>());
+        }
+        // SAFETY: inside the range (checked), readable for `'a`, aligned (checked).
+        unsafe { std::ptr::read_volatile(p as *const T) }
+    }
+
     /// The same range, read only.
     #[inline(always)]
     pub fn src(self) -> Src<'a> {
@@ -286,18 +261,6 @@ impl<'a> Dst<'a> {
             // `copy` allows the overlap.
             unsafe { std::ptr::copy(from.addr as *const u8, self.addr as *mut u8, from.len) }
         }
-    }
-
-    /// Copies `from` to the start of this range with word-sized volatile accesses and no call
-    /// to `memcpy` (see [`super::segment::copy_raw`]); the ranges must not overlap.
-    #[track_caller]
-    pub fn copy_raw_from(self, from: Src<'_>) {
-        within("copy_raw_from", 0, from.len, self.len);
-        if self.overlaps(from.addr, from.len) {
-            panic!("copy_raw_from: the ranges overlap");
-        }
-        // SAFETY: both ranges are valid for `from.len` bytes (checked) and do not overlap.
-        unsafe { super::segment::copy_raw(from.addr as *const u8, self.addr as *mut u8, from.len) }
     }
 
     /// Sets every byte to 0.
@@ -418,11 +381,6 @@ pub struct Atom<'a, W: Word> {
 }
 
 impl<W: Word> Atom<'_, W> {
-    /// Its address.
-    #[inline(always)]
-    pub fn addr(self) -> usize {
-        self.addr
-    }
     #[inline(always)]
     pub fn load(self) -> W {
         // SAFETY: an Atom is an aligned word of a writable range (checked by `Dst::word`).
@@ -602,12 +560,12 @@ mod tests {
         let b: Vec<u8> = (0..16).collect();
         let d = Dst::of(&mut a);
         d.part(4, 8).copy_from(Src::of(&b).part(0, 8));
-        assert_eq!(d.read::<u8>(4), 0);
-        assert_eq!(d.read::<u32>(8), u32::from_le_bytes([4, 5, 6, 7]));
+        assert_eq!(d.load::<u8>(4), 0);
+        assert_eq!(d.load::<u32>(8), u32::from_le_bytes([4, 5, 6, 7]));
         d.write::<u16>(1, 0xffff);
         assert_eq!(d.src().to_vec()[..3], [0, 255, 255]);
         assert!(std::panic::catch_unwind(|| d.part(10, 7)).is_err());
-        assert!(std::panic::catch_unwind(|| d.read::<u64>(9)).is_err());
+        assert!(std::panic::catch_unwind(|| d.load::<u64>(9)).is_err());
         assert!(std::panic::catch_unwind(|| d.word::<u32>(2)).is_err());
     }
 
