@@ -115,12 +115,12 @@ fn agree(w: &World, call: &'static str, rec: Record) {
 }
 
 fn heap_base(w: &World) -> usize {
-    w.segments[Seg::Heap as usize].base
+    w.segments[Seg::Heap as usize].base()
 }
 
 /// This PE's heap segment, at the offsets the heap allocator hands out.
 fn heap_segment(w: &World) -> Dst<'static> {
-    w.segments[Seg::Heap as usize].own.all()
+    w.segments[Seg::Heap as usize].own().all()
 }
 
 /// The heap offset of a block pointer, or the error.

@@ -185,7 +185,7 @@ pub fn ptr(call: &'static str, dest: *const c_void, pe: c_int) -> *mut c_void {
     }
     match w.locate(dest as usize, 1) {
         Some(_) if pe as usize == w.me => dest.cast_mut(),
-        Some((seg, off)) => match w.segments[seg as usize].peers[pe as usize] {
+        Some((seg, off)) => match w.segments[seg as usize].peer(pe as usize) {
             None => std::ptr::null_mut(),
             Some(m) => (m.base() + off) as *mut c_void,
         },

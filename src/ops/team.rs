@@ -105,7 +105,7 @@ pub fn team_ptr(
     match w.locate(dest as usize, 1) {
         Some(_) if pe == w.me => dest.cast_mut(),
         // A peer on the UCX route (base 0) has no address here.
-        Some((seg, off)) => match w.segments[seg as usize].peers[pe] {
+        Some((seg, off)) => match w.segments[seg as usize].peer(pe) {
             None => std::ptr::null_mut(),
             Some(m) => (m.base() + off) as *mut c_void,
         },

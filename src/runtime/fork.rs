@@ -40,12 +40,12 @@ pub fn protect(w: &World) -> Result<(), &'static str> {
     PLAN.get_or_init(|| {
         let [heap, data] = &w.segments;
         let mut peers = Vec::new();
-        for (pe, (&h, &d)) in heap.peers.iter().zip(data.peers.iter()).enumerate() {
+        for pe in 0..w.npes {
             if pe == w.me {
                 continue;
             }
-            peers.extend(h);
-            peers.extend(d.filter(|_| data.len > 0));
+            peers.extend(heap.peer(pe));
+            peers.extend(data.peer(pe).filter(|_| data.len() > 0));
         }
         if !fork::register(Handlers {
             prepare,
@@ -55,8 +55,8 @@ pub fn protect(w: &World) -> Result<(), &'static str> {
             registered = Err("pthread_atfork failed");
         }
         Plan {
-            heap: heap.own,
-            data: (data.len > 0).then_some(data.own),
+            heap: heap.own(),
+            data: (data.len() > 0).then_some(data.own()),
             peers,
         }
     });

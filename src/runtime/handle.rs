@@ -244,7 +244,7 @@ pub fn open_predefined_teams(w: &World) {
 fn shared_members(w: &World) -> super::team::Members {
     let heap = &w.segments[super::world::Seg::Heap as usize];
     let mapped: Vec<usize> = (0..w.npes)
-        .filter(|&pe| pe == w.me || heap.peers[pe].is_some())
+        .filter(|&pe| pe == w.me || heap.peer(pe).is_some())
         .collect();
     let alone = super::team::Members {
         start: w.me,

@@ -45,7 +45,7 @@ pub fn banner(w: &World) -> String {
             // Peers on the network route whose segment `seg` the network maps here
             // (`World::rma_target`).
             let by_net = |seg: usize, pe: usize| {
-                w.routes[pe] == Route::Net && w.segments[seg].direct[pe].get().is_some()
+                w.routes[pe] == Route::Net && w.segments[seg].direct(pe).is_some()
             };
             if (0..w.npes).any(|pe| by_net(0, pe) || by_net(1, pe)) {
                 let _ = writeln!(
@@ -61,7 +61,7 @@ pub fn banner(w: &World) -> String {
             );
         }
         let _ = writeln!(out, "Heap memory: {}", w.heap_memory);
-        let _ = writeln!(out, "Global data shared: {} bytes", w.segments[1].len);
+        let _ = writeln!(out, "Global data shared: {} bytes", w.segments[1].len());
         let _ = writeln!(
             out,
             "Environment ({} variables; SMA_ names accepted, SHMEM_ wins):",

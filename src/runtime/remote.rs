@@ -59,7 +59,7 @@ fn lane(w: &World, ctx: shmem_ctx_t) -> (&Remote, usize) {
 
 /// Whether `local..local+len` overlaps this PE's own copy of `at` when `at` is on this PE.
 fn overlaps_self(w: &World, at: Place, local: usize, len: usize) -> bool {
-    let own = w.segments[at.seg].base + at.off;
+    let own = w.segments[at.seg].base() + at.off;
     at.pe == w.me && local < own + len && own < local + len
 }
 
@@ -290,7 +290,7 @@ pub(crate) fn rmw<W: AmoWord>(
     // A peer whose memory is also mapped here (this node's PEs in a multi-node job) is read with
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
     // shared-memory route.
-    let landed = w.segments[seg as usize].peers[pe].is_some();
+    let landed = w.segments[seg as usize].peer(pe).is_some();
     net.rmw(
         lane,
         Place::new(pe, seg as usize, off),

@@ -414,8 +414,8 @@ pub(super) fn build(call: &'static str) -> World {
     Segment::unlink(&data_name);
     let t = super::log::phase("mapping", t);
 
-    let heap_view = SegmentView::new(own_heap, control::USER_OFFSET, heap_peers);
-    let data_view = SegmentView::new(own_data, 0, data_peers);
+    let heap_view = SegmentView::new(own_heap, control::USER_OFFSET, &heap_peers);
+    let data_view = SegmentView::new(own_data, 0, &data_peers);
     for memory in std::iter::once(heap).chain(data) {
         if let Memory::Segment(seg) = memory {
             mappings.push(seg);
@@ -527,7 +527,7 @@ pub(super) fn connect(w: &World, call: &'static str) {
         return;
     }
     let generation = w.generation.fetch_add(1, Ordering::Relaxed);
-    let segments = w.segments.each_ref().map(|s| s.own);
+    let segments = w.segments.each_ref().map(|s| s.own());
     let key = |pe: usize| format!("rshmem-net{generation}-{pe}");
     let mut trade = |card: &str| -> Result<Vec<String>, String> {
         let mut guard = bootstrap_lock();

@@ -26,8 +26,9 @@ use super::config::{Config, Source};
 use super::heap::Heap;
 use crate::bootstrap::Bootstrap;
 use crate::fatal;
+use crate::transport::shm::memory::Located;
 use crate::transport::shm::published::{Lent, Published};
-use crate::transport::shm::{Dst, Mapping, Segment, control, memory::Slot};
+use crate::transport::shm::{Dst, Mapping, Segment, control};
 use crate::transport::{self, Remote};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -61,43 +62,9 @@ pub enum Target {
 
 const _: () = assert!(Seg::Heap as usize == transport::HEAP);
 
-/// One symmetric segment as every PE sees it: the local range and each peer's base in this process
-/// (0 for a peer on the network route). Offsets are from `base`; the program's part of the
-/// segment is `start..len` (the heap's control block and guard lie below it, see
-/// `transport::shm::control`).
-pub struct SegmentView {
-    /// This PE's own segment.
-    pub own: Mapping,
-    pub base: usize,
-    pub len: usize,
-    pub start: usize,
-    /// `base + start` and `len - start`: the program's range, precomputed for [`World::locate`].
-    pub user: usize,
-    pub user_len: usize,
-    pub peers: Box<[Option<Mapping>]>,
-    /// Each peer's base in this process for puts, gets ([`World::rma_target`]) and the
-    /// collectives' data and posts ([`World::mapped_base`]): `peers[pe]`, or, for a peer on the
-    /// network route, where the network itself maps its segment while it is connected (UCX's
-    /// shared-memory transports: its put there would be the same copy), or 0.
-    pub direct: Box<[Slot]>,
-}
-
-impl SegmentView {
-    /// A view whose peers are mapped at `peers` (0: on the network route).
-    pub fn new(own: Mapping, start: usize, peers: Vec<Option<Mapping>>) -> SegmentView {
-        let (base, len) = (own.base(), own.len());
-        SegmentView {
-            own,
-            base,
-            len,
-            start,
-            user: base + start,
-            user_len: len - start,
-            direct: peers.iter().map(|&m| Slot::new(len, m)).collect(),
-            peers: peers.into(),
-        }
-    }
-}
+/// One symmetric segment as this PE sees it (its own copy and its peers'): `transport::shm`'s
+/// checked view.
+pub use crate::transport::shm::memory::Symmetric as SegmentView;
 
 pub struct World {
     pub me: usize,
@@ -276,16 +243,19 @@ impl World {
         }
     }
 
+    /// The segment of a local symmetric address range and the range in it, if it is one.
+    #[inline(always)]
+    pub fn find(&self, addr: usize, len: usize) -> Option<(Seg, Located<'_>)> {
+        [Seg::Heap, Seg::Data]
+            .into_iter()
+            .zip(&self.segments)
+            .find_map(|(seg, s)| Some((seg, s.locate(addr, len)?)))
+    }
+
     /// The segment and offset of a local symmetric address range, if it is one.
     #[inline(always)]
     pub fn locate(&self, addr: usize, len: usize) -> Option<(Seg, usize)> {
-        for (seg, s) in [Seg::Heap, Seg::Data].into_iter().zip(&self.segments) {
-            let off = addr.wrapping_sub(s.user);
-            if off < s.user_len && len <= s.user_len - off {
-                return Some((seg, s.start + off));
-            }
-        }
-        None
+        self.find(addr, len).map(|(seg, at)| (seg, at.off()))
     }
 
     /// Where an operation on `pe`'s copy of the symmetric range `addr..addr+len` goes: the mapped
@@ -300,7 +270,7 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
-        self.resolve(call, what, addr, len, |s| s.peers[pe])
+        self.resolve(call, what, addr, len, |at| at.peer(pe))
     }
 
     /// [`World::target`] for a put or a get, and for the collectives' data: also mapped when the
@@ -316,7 +286,7 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
-        self.resolve(call, what, addr, len, |s| s.direct[pe].get())
+        self.resolve(call, what, addr, len, |at| at.direct(pe))
     }
 
     /// The two above: `base` picks the peer's base in the range's segment (0: not mapped).
@@ -327,17 +297,13 @@ impl World {
         what: &str,
         addr: usize,
         len: usize,
-        base: impl Fn(&SegmentView) -> Option<Mapping>,
+        copy: impl Fn(Located<'_>) -> Option<Dst<'static>>,
     ) -> Target {
-        match self.locate(addr, len) {
-            // A mapping shorter than the range (never: segments are symmetric) goes over the
-            // network rather than outside it.
-            Some((seg, off)) => {
-                match base(&self.segments[seg as usize]).and_then(|m| m.at(off, len)) {
-                    Some(d) => Target::Mapped(d),
-                    None => Target::Net(seg, off),
-                }
-            }
+        match self.find(addr, len) {
+            Some((seg, at)) => match copy(at) {
+                Some(d) => Target::Mapped(d),
+                None => Target::Net(seg, at.off()),
+            },
             None => not_symmetric(self, call, what, addr, len),
         }
     }
@@ -346,18 +312,18 @@ impl World {
     /// ([`SegmentView::direct`]), once it is connected: a mapping that covers the whole segment.
     pub(super) fn enter_network_mappings(&self, net: &Remote) {
         for (seg, s) in self.segments.iter().enumerate() {
-            for (pe, direct) in s.direct.iter().enumerate() {
-                if s.peers[pe].is_some() || s.len == 0 {
+            for pe in 0..self.npes {
+                if s.peer(pe).is_some() || s.len() == 0 {
                     continue;
                 }
                 let mapping = match net.mapping(pe, seg) {
                     // This PE's own copy through its own view, not a second mapping of it: a
                     // copy between two views of the same pages cannot see that they overlap.
-                    Some(m) if m.len() >= s.len && pe == self.me => Some(s.own),
-                    Some(m) if m.len() >= s.len => Some(m),
+                    Some(m) if m.len() >= s.len() && pe == self.me => Some(s.own()),
+                    Some(m) if m.len() >= s.len() => Some(m),
                     _ => None,
                 };
-                direct.set(mapping);
+                s.set_direct(pe, mapping);
             }
         }
     }
@@ -365,8 +331,8 @@ impl World {
     /// Forgets the network's mappings (before the network closes, which unmaps them).
     pub(super) fn forget_network_mappings(&self) {
         for s in &self.segments {
-            for (direct, &mapping) in s.direct.iter().zip(&s.peers) {
-                direct.set(mapping);
+            for pe in 0..self.npes {
+                s.set_direct(pe, s.peer(pe));
             }
         }
     }
@@ -382,14 +348,12 @@ impl World {
         len: usize,
         pe: usize,
     ) -> Target {
-        match self.locate(addr, len) {
-            Some((seg, off)) if self.cpu_atomics => {
-                match self.segments[seg as usize].peers[pe].and_then(|m| m.at(off, len)) {
-                    Some(d) => Target::Mapped(d),
-                    None => not_mapped("a symmetric object", pe),
-                }
-            }
-            Some((seg, off)) => Target::Net(seg, off),
+        match self.find(addr, len) {
+            Some((_, at)) if self.cpu_atomics => match at.peer(pe) {
+                Some(d) => Target::Mapped(d),
+                None => not_mapped("a symmetric object", pe),
+            },
+            Some((seg, at)) => Target::Net(seg, at.off()),
             None => not_symmetric(self, call, what, addr, len),
         }
     }
@@ -398,11 +362,8 @@ impl World {
     /// symmetric.
     #[inline(always)]
     pub fn own(&self, call: &'static str, what: &str, addr: usize, len: usize) -> Dst<'static> {
-        match self.locate(addr, len) {
-            Some((seg, off)) => match self.segments[seg as usize].own.at(off, len) {
-                Some(d) => d,
-                None => not_symmetric(self, call, what, addr, len),
-            },
+        match self.find(addr, len) {
+            Some((_, at)) => at.own(),
             None => not_symmetric(self, call, what, addr, len),
         }
     }
@@ -430,9 +391,9 @@ impl World {
     pub fn mapped(&self, seg: Seg, pe: usize) -> Option<Mapping> {
         let s = &self.segments[seg as usize];
         if pe == self.me {
-            s.peers[pe]
+            s.peer(pe)
         } else {
-            s.direct[pe].get()
+            s.direct(pe)
         }
     }
 
@@ -441,9 +402,9 @@ impl World {
     pub fn control(&self, pe: usize) -> &'static control::Control {
         let heap = &self.segments[Seg::Heap as usize];
         match if pe == self.me {
-            Some(heap.own)
+            Some(heap.own())
         } else {
-            heap.peers[pe]
+            heap.peer(pe)
         } {
             Some(heap) => control::of(heap),
             None => not_mapped("the library's control block", pe),
@@ -544,7 +505,7 @@ impl World {
         match self.control_target(pe, &field) {
             Ok(word) => {
                 // The N words from the selected one, in the heap mapping that holds them.
-                let heap = self.segments[Seg::Heap as usize].peers[pe];
+                let heap = self.segments[Seg::Heap as usize].peer(pe);
                 let words = heap.and_then(|m| {
                     let at = (word as *const AtomicU64 as usize).checked_sub(m.base())?;
                     m.at(at, N * size_of::<u64>())
@@ -579,11 +540,11 @@ impl World {
         field: &impl Fn(&control::Control) -> &AtomicU64,
     ) -> Result<&'a AtomicU64, usize> {
         let heap = &self.segments[Seg::Heap as usize];
-        if let Some(mapping) = heap.peers[pe] {
+        if let Some(mapping) = heap.peer(pe) {
             Ok(field(control::of(mapping)))
         } else {
             let mine = self.control(self.me);
-            Err(field(mine) as *const AtomicU64 as usize - heap.base)
+            Err(field(mine) as *const AtomicU64 as usize - heap.base())
         }
     }
 }
@@ -616,21 +577,21 @@ fn bad_pe(call: &'static str, pe: i32, npes: usize) -> ! {
 #[inline(never)]
 fn not_symmetric(w: &World, call: &'static str, what: &str, addr: usize, len: usize) -> ! {
     for s in &w.segments {
-        let off = addr.wrapping_sub(s.base);
-        if off < s.start {
+        let off = addr.wrapping_sub(s.base());
+        if off < s.start() {
             fatal!(
                 call,
                 "{what} {addr:#x} lies in the library's own part of the symmetric heap, below the program's range {:#x}+{}",
-                s.base + s.start,
-                s.len - s.start
+                s.base() + s.start(),
+                s.len() - s.start()
             );
         }
-        if off < s.len {
+        if off < s.len() {
             fatal!(
                 call,
                 "{what} range {addr:#x}+{len} runs past the end of its symmetric segment ({:#x}+{})",
-                s.base + s.start,
-                s.len - s.start
+                s.base() + s.start(),
+                s.len() - s.start()
             );
         }
     }

@@ -480,50 +480,160 @@ impl Mapping {
     }
 }
 
-/// Where a peer's segment of `len` bytes is mapped here, if it is: a [`Mapping`] set and cleared
-/// while other threads read it (a network's mapping lives from its connect to its close).
+/// One symmetric segment as this PE sees it: its own mapping, the program's part of it
+/// (`start..len`: the heap's control block and guard lie below, see `control`), and each peer's
+/// copy where it is mapped here, in two tables: `peers`, the on-node peers' segments (mapped for
+/// the life of the process), and `direct`, what this PE reads and writes directly for puts, gets
+/// and the collectives' data: `peers`, plus, for a peer on the network route, where the network
+/// itself maps its segment while it is connected.
+///
+/// Invariant: every base in either table is that of a mapping at least `len` bytes long, so a
+/// range [`Symmetric::locate`] found inside the segment is inside every peer's copy: the
+/// operations' fast path checks an address once.
 #[derive(Debug)]
-pub struct Slot {
-    base: AtomicUsize,
+pub struct Symmetric {
+    own: Mapping,
+    start: usize,
+    /// `own.base + start` and `own.len - start`: the program's range, for [`Symmetric::locate`].
+    user: usize,
+    user_len: usize,
+    peers: Box<[usize]>,
+    direct: Box<[AtomicUsize]>,
+}
+
+impl Symmetric {
+    /// The segment `own`, whose program part begins at `start`, with the peers' copies `peers`
+    /// (`None`: not mapped here). A peer's mapping shorter than `own` is refused.
+    #[track_caller]
+    pub fn new(own: Mapping, start: usize, peers: &[Option<Mapping>]) -> Symmetric {
+        assert!(
+            start <= own.len,
+            "a program part from {start} in a segment of {}",
+            own.len
+        );
+        let peers: Box<[usize]> = peers.iter().map(|&m| Self::checked(own.len, m)).collect();
+        Symmetric {
+            own,
+            start,
+            user: own.base + start,
+            user_len: own.len - start,
+            direct: peers.iter().map(|&b| AtomicUsize::new(b)).collect(),
+            peers,
+        }
+    }
+
+    /// The base of `mapping`, 0 for none, after the check that it covers `len` bytes.
+    #[track_caller]
+    fn checked(len: usize, mapping: Option<Mapping>) -> usize {
+        match mapping {
+            Some(m) => {
+                assert!(
+                    m.len >= len && m.base != 0,
+                    "a mapping of {} bytes at {:#x} for a segment of {len}",
+                    m.len,
+                    m.base
+                );
+                m.base
+            }
+            None => 0,
+        }
+    }
+
+    /// A peer's copy as a Mapping of the segment's length.
+    fn mapping(&self, base: usize) -> Option<Mapping> {
+        // SAFETY: a non-zero base is that of a mapping at least `len` long (invariant).
+        (base != 0).then(|| unsafe { Mapping::new(base, self.own.len) })
+    }
+
+    /// This PE's own segment.
+    #[inline(always)]
+    pub fn own(&self) -> Mapping {
+        self.own
+    }
+    #[inline(always)]
+    pub fn base(&self) -> usize {
+        self.own.base
+    }
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.own.len
+    }
+    /// Where the program's part begins.
+    #[inline(always)]
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// `pe`'s copy, if it is an on-node peer's (or this PE's own, on the shared-memory route).
+    #[inline(always)]
+    pub fn peer(&self, pe: usize) -> Option<Mapping> {
+        self.mapping(self.peers[pe])
+    }
+
+    /// `pe`'s copy as this PE reads and writes it directly, if it does (see the type).
+    #[inline(always)]
+    pub fn direct(&self, pe: usize) -> Option<Mapping> {
+        self.mapping(self.direct[pe].load(Ordering::Relaxed))
+    }
+
+    /// Sets where `pe`'s copy is read and written directly (`None`: nowhere, the network's).
+    #[track_caller]
+    pub fn set_direct(&self, pe: usize, mapping: Option<Mapping>) {
+        self.direct[pe].store(Self::checked(self.own.len, mapping), Ordering::Relaxed);
+    }
+
+    /// The range `addr..addr+len` of this PE's address space, if it lies in the program's part.
+    #[inline(always)]
+    pub fn locate(&self, addr: usize, len: usize) -> Option<Located<'_>> {
+        let off = addr.wrapping_sub(self.user);
+        (off < self.user_len && len <= self.user_len - off).then_some(Located {
+            seg: self,
+            off: self.start + off,
+            len,
+        })
+    }
+}
+
+/// A range inside a [`Symmetric`] segment (found by [`Symmetric::locate`]): the same bytes of
+/// this PE's copy and of every peer's.
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'s> {
+    seg: &'s Symmetric,
+    off: usize,
     len: usize,
 }
 
-impl Slot {
-    /// A slot for a segment of `len` bytes, holding `mapping`.
-    #[track_caller]
-    pub fn new(len: usize, mapping: Option<Mapping>) -> Slot {
-        let slot = Slot {
-            base: AtomicUsize::new(0),
-            len,
-        };
-        slot.set(mapping);
-        slot
-    }
-
-    /// The mapping, if any: the whole segment (never shorter).
+impl Located<'_> {
+    /// Its offset from the segment's start.
     #[inline(always)]
-    pub fn get(&self) -> Option<Mapping> {
-        match self.base.load(Ordering::Relaxed) {
-            0 => None,
-            // SAFETY: only the base of a Mapping at least `len` long is stored (`set`).
-            base => Some(unsafe { Mapping::new(base, self.len) }),
-        }
+    pub fn off(self) -> usize {
+        self.off
     }
 
-    /// Holds `mapping` from now on (`None`: none). A mapping shorter than the segment is refused.
-    #[track_caller]
-    pub fn set(&self, mapping: Option<Mapping>) {
-        if let Some(m) = mapping {
-            assert!(
-                m.len >= self.len && m.base != 0,
-                "a mapping of {} bytes at {:#x} for a segment of {}",
-                m.len,
-                m.base,
-                self.len
-            );
-        }
-        self.base
-            .store(mapping.map_or(0, |m| m.base), Ordering::Relaxed);
+    /// This PE's own copy.
+    #[inline(always)]
+    pub fn own(self) -> Dst<'static> {
+        // SAFETY: inside the segment (`locate`), which `own` maps for the life of the process.
+        unsafe { Dst::new(self.seg.own.base + self.off, self.len) }
+    }
+
+    /// `pe`'s copy, if it is an on-node peer's ([`Symmetric::peer`]).
+    #[inline(always)]
+    pub fn peer(self, pe: usize) -> Option<Dst<'static>> {
+        self.at(self.seg.peers[pe])
+    }
+
+    /// `pe`'s copy as this PE reads and writes it directly ([`Symmetric::direct`]).
+    #[inline(always)]
+    pub fn direct(self, pe: usize) -> Option<Dst<'static>> {
+        self.at(self.seg.direct[pe].load(Ordering::Relaxed))
+    }
+
+    #[inline(always)]
+    fn at(self, base: usize) -> Option<Dst<'static>> {
+        // SAFETY: a non-zero base maps at least the segment's length (the table's invariant), and
+        // `off..off+len` lies inside the segment (`locate`).
+        (base != 0).then(|| unsafe { Dst::new(base + self.off, self.len) })
     }
 }
 
