@@ -192,8 +192,8 @@ program fortran_rma
   end do
 
   ! shmem_ptr: the right neighbour's ia is directly addressable through a Cray pointer when it
-  ! runs on this PE's host (same host name), unless SHMEM_TRANSPORT=ucx puts every PE on the UCX
-  ! route; otherwise shmem_ptr is NULL.
+  ! runs on this PE's host (same host name), unless SHMEM_TRANSPORT (ucx, loopback: any value but
+  ! auto) puts every PE on a network's route; otherwise shmem_ptr is NULL.
   call shmem_barrier_all()
   call shmem_integer_put(ia, [(me * 3 + i, i = 1, n)], n, right)
   myhost = ''
@@ -202,7 +202,7 @@ program fortran_rma
   call shmem_character_get(theirhost, myhost, 64, right)
   transport = ''
   call get_environment_variable('SHMEM_TRANSPORT', transport)
-  on_host = right == me .or. (transport /= 'ucx' .and. theirhost == myhost)
+  on_host = right == me .or. ((transport == '' .or. transport == 'auto') .and. theirhost == myhost)
   remote = shmem_ptr(ia, right)
   if (.not. on_host) then
     call check_l('shmem_ptr is null for another host', .true., remote == 0)

@@ -5,7 +5,7 @@
 // rounds (shmem_init, shmem_init_thread, deprecated start_pes) with RMA in each; thread levels;
 // info version and name against the header's macros; pe_accessible, addr_accessible and shmem_ptr
 // on heap, global and stack memory, with writes through shmem_ptr seen after a barrier for every
-// PE on this PE's host (by hostname; every PE but itself is off-host with SHMEM_TRANSPORT=ucx,
+// PE on this PE's host (by hostname; every PE but itself is off-host with SHMEM_TRANSPORT=ucx or loopback,
 // where no other PE's memory is mapped), and shmem_ptr NULL for the others, written with
 // shmem_long_p instead; the deprecated _my_pe and _num_pes.
 #define _DEFAULT_SOURCE /* gethostname */
@@ -133,10 +133,10 @@ static void check_accessible(void)
     }
 
     /* shmem_ptr gives a usable address for each PE on this host (only for this PE itself if
-     * every PE is forced onto UCX): write my number into slot `me` of every PE's arrays through
-     * it, and with shmem_long_p into the others'. */
+     * every PE is forced onto a network: SHMEM_TRANSPORT other than auto): write my number into
+     * slot `me` of every PE's arrays through it, and with shmem_long_p into the others'. */
     const char *transport = getenv("SHMEM_TRANSPORT");
-    int all_ucx = transport != NULL && strcmp(transport, "ucx") == 0;
+    int all_net = transport != NULL && transport[0] != '\0' && strcmp(transport, "auto") != 0;
     if (gethostname(hostname, sizeof hostname - 1) != 0)
         REPORT("gethostname failed");
     shmem_barrier_all();
@@ -150,7 +150,7 @@ static void check_accessible(void)
         long *g = shmem_ptr(&through_ptr[me], pe);
         char theirs[sizeof hostname];
         shmem_getmem(theirs, hostname, sizeof hostname, pe);
-        int on_host = pe == me || (!all_ucx && strcmp(theirs, hostname) == 0);
+        int on_host = pe == me || (!all_net && strcmp(theirs, hostname) == 0);
         if (!on_host) {
             if (h != NULL || g != NULL)
                 REPORT("shmem_ptr(%s, %d) is not NULL for a PE on another host", h ? "heap" : "global", pe);

@@ -27,9 +27,11 @@
 //! of a worker destroyed with a request or an endpoint still in it (`ucx_clean`).
 //!
 //! `RSHMEM_TEST_TRANSPORT` runs the suite on another route instead: `ucx-tcp` (every PE on the
-//! UCX route, `SHMEM_TRANSPORT=ucx UCX_TLS=tcp`) or `ucx-sm` (`UCX_TLS=sm,self`), each program at
-//! those of its PE counts that are 2 or 4, and 8 over TCP (its count nearest to them if it has
-//! none of them). A program's own `env:` lines still win.
+//! UCX route, `SHMEM_TRANSPORT=ucx UCX_TLS=tcp`), `ucx-sm` (`UCX_TLS=sm,self`) or `loopback`
+//! (every PE on the route of the test network `transport::loopback`, `SHMEM_TRANSPORT=loopback`:
+//! each operation through the network seam), each program at those of its PE counts that are 2 or
+//! 4, and 8 over TCP (its count nearest to them if it has none of them). A program's own `env:`
+//! lines still win.
 //!
 //! `RSHMEM_TEST_SANITIZE=1` builds the C and C++ programs with AddressSanitizer and
 //! UndefinedBehaviorSanitizer (`-fsanitize=address,undefined`, into `target/<profile>/c-tests-sanitize/`;
@@ -119,7 +121,7 @@ fn main() {
     let route = route.map(|r| if sanitize { r.sanitized(&root) } else { r });
     let Some(route) = route else {
         trials.push(Trial::test("harness::transport", || {
-            Err("RSHMEM_TEST_TRANSPORT must be ucx-tcp or ucx-sm".into())
+            Err("RSHMEM_TEST_TRANSPORT must be ucx-tcp, ucx-sm or loopback".into())
         }));
         libtest_mimic::run(&args, trials).exit();
     };
@@ -146,6 +148,13 @@ struct Route {
 impl Route {
     /// The route `RSHMEM_TEST_TRANSPORT` names.
     fn named(name: &str) -> Option<Route> {
+        if name == "loopback" {
+            return Some(Route {
+                env: vec![("SHMEM_TRANSPORT".into(), "loopback".into())],
+                pes: vec![2, 4],
+                sanitize: false,
+            });
+        }
         // Over TCP also at 8 PEs (16 threads with the progress threads, on 2 cores).
         let (tls, pes) = match name {
             "ucx-tcp" => ("tcp", vec![2, 4, 8]),
@@ -352,6 +361,12 @@ fn check_directive_parsing() -> Result<(), Failed> {
     }
     let tcp = Route::named("ucx-tcp").ok_or("no ucx-tcp route")?;
     let sm = Route::named("ucx-sm").ok_or("no ucx-sm route")?;
+    let loopback = Route::named("loopback").ok_or("no loopback route")?;
+    if loopback.env != [("SHMEM_TRANSPORT".to_string(), "loopback".to_string())]
+        || loopback.select(&[1, 2, 3, 4, 8]) != [2, 4]
+    {
+        return Err(format!("the loopback route: {loopback:?}").into());
+    }
     if tcp.select(&[1, 2, 3, 4, 8]) != [2, 4, 8]
         || sm.select(&[1, 2, 3, 4, 8]) != [2, 4]
         || sm.select(&[1, 3]) != [3]

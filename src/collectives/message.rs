@@ -12,7 +12,7 @@
 //! leave: the receiver copies it into its destination inside its call, so the destination's
 //! readiness is the receiver's own business. A broadcast's root waits for the receiver's word that
 //! it is in the call only once its messages since the last such word would add up to more than
-//! [`RUN_AHEAD`], which bounds what waits at a slow receiver.
+//! the network's run-ahead ([`floor`]), which bounds what waits at a slow receiver.
 //!
 //! A receiver posts its receive before it does what makes the sender send (its word of a
 //! handshake, its own message of an exchange: [`Messages::receive_after`]), so the data lands in
@@ -28,7 +28,7 @@
 //! of calls on it in bits 0-21. Every member counts every call the same (a team's epoch; on an
 //! active set every member, leader or not, counts each call that could go by messages), and no
 //! member is ever `2^22` calls ahead of another's messages: a reduction's member waits for every
-//! other's data of the call, and a broadcast's root is held back by [`RUN_AHEAD`]. So each
+//! other's data of the call, and a broadcast's root is held back by the run-ahead. So each
 //! tag names one message of one call; a receiver expects exactly one message per step and call.
 //!
 //! Invariants: a member sends a call's message only from inside that call, and returns from the
@@ -42,7 +42,7 @@ use crate::runtime::counters::{self, Kind};
 use crate::runtime::departure;
 use crate::runtime::handle;
 use crate::transport::shm::{Dst, Src};
-use crate::transport::{self, Arrival, Remote};
+use crate::transport::{self, Arrival, MessageLimits, Remote};
 use std::cell::{Cell, RefCell};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,11 +53,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// receiver looked) and, for a reduction, a partner's partial beside this leader's own.
 pub const LARGEST: usize = 4 << 20;
 
-/// How far a broadcast's root may run ahead of each level of the tree below it: the messages
-/// of a group's broadcasts since their last handshake ([`Messages::handshake`]) add up to at
-/// most this, each counted with [`MESSAGE_COST`] more and as [`MESSAGE_FLOOR`] at least, so at
-/// most this (and UCX's records of them) waits at a reader that is behind: 8 MiB, two messages of
-/// [`LARGEST`], 2048 calls of up to 3.5 KiB. That bound is for messages the network sends at once
+/// How far a broadcast's root may run ahead of each level of the tree below it: the network's
+/// [`MessageLimits`] ([`Remote::message_limits`]). The messages of a group's broadcasts since
+/// their last handshake ([`Messages::handshake`]) add up to at most its `run_ahead`, each counted
+/// with its `cost` more and as [`floor`] at least, so at most that (and the network's records of
+/// them) waits at a reader that is behind. That bound is for messages the network sends at once
 /// (UCX's eager protocol); one it moves only once the receive is posted (UCX's rendezvous: over
 /// TCP from about 256 KiB) leaves only its header at the reader, and holds its sender in the call
 /// until the reader has posted it ([`Messages::send`]), so such a root is at most one call ahead
@@ -71,16 +71,16 @@ pub const LARGEST: usize = 4 << 20;
 /// for every large message (above 16 KiB until 2026-12-05): the same drain on every call, at 2 PEs
 /// over TCP half of a broadcast's time at 64 KiB and a fifth at 256 KiB (the same journal,
 /// "Large broadcasts without a handshake a call", 2026-12-05).
-pub const RUN_AHEAD: u64 = 8 << 20;
+///
+/// The least a message counts in a root's run: at most `FLOOR_SHARE` messages between two
+/// handshakes (with UCX's 8 MiB about the 2000 calls of 8 bytes that small broadcasts ran ahead by
+/// when the run-ahead was 1 MiB, tuned with them), however large the window for large messages.
+pub fn floor(limits: &MessageLimits) -> u64 {
+    limits.run_ahead / FLOOR_SHARE
+}
 
-/// What a message waiting in UCX's queue costs beyond its data: 360 bytes for 8 (4095 of them
-/// held by a reader waiting elsewhere in the library raised its peak RSS by 1.5 MB).
-pub const MESSAGE_COST: u64 = 512;
-
-/// The least a message counts in a root's run: at most 2048 messages between two handshakes,
-/// about the 2000 calls of 8 bytes that small broadcasts ran ahead by when [`RUN_AHEAD`] was
-/// 1 MiB (tuned with them), however large the window for large messages.
-pub const MESSAGE_FLOOR: u64 = RUN_AHEAD / 2048;
+/// See [`floor`].
+const FLOOR_SHARE: u64 = 2048;
 
 /// The bit of a tag for an active set's call (clear: a team's).
 const ACTIVE_SET: u64 = 1 << 62;
@@ -145,11 +145,11 @@ pub fn pieces(n: usize, size: usize) -> impl Iterator<Item = (usize, usize)> {
 }
 
 /// Whether a broadcast of `nbytes` that finds its group's run at `run` handshakes, and the run
-/// after it. A handshake empties the run: each receiver has taken every earlier message when it
+/// after it, with the network's `limits`. A handshake empties the run: each receiver has taken every earlier message when it
 /// says it is in the call, and has posted its receive for this one before it says so.
-fn window(run: u64, nbytes: usize) -> (bool, u64) {
-    let after = run + (nbytes as u64 + MESSAGE_COST).max(MESSAGE_FLOOR);
-    if after > RUN_AHEAD {
+fn window(run: u64, nbytes: usize, limits: &MessageLimits) -> (bool, u64) {
+    let after = run + (nbytes as u64 + limits.cost).max(floor(limits));
+    if after > limits.run_ahead {
         (true, 0)
     } else {
         (false, after)
@@ -215,11 +215,12 @@ impl<'a> Messages<'a> {
 
     /// Whether this broadcast of `nbytes` waits for each receiver's word that it is in the call
     /// before its message goes: when its message would take the group's run since the last
-    /// handshake past [`RUN_AHEAD`]. Every member of every broadcast on the group must ask
+    /// handshake past the network's run-ahead ([`floor`]). Every member of every broadcast on the group must ask
     /// (leader or not), so that all of them count the same run.
     pub fn handshake(&self, nbytes: usize) -> bool {
         // One thread at a time calls collectives on a group (see `next_call`).
-        let (handshake, run) = window(self.run.load(Ordering::Relaxed), nbytes);
+        let limits = self.net.message_limits();
+        let (handshake, run) = window(self.run.load(Ordering::Relaxed), nbytes, &limits);
         self.run.store(run, Ordering::Relaxed);
         handshake
     }
@@ -408,13 +409,27 @@ impl<'a> Messages<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Doubling, LARGEST, MESSAGE_COST, MESSAGE_FLOOR, RUN_AHEAD, window};
+    use super::{Doubling, LARGEST, floor};
+    use crate::transport::MessageLimits;
+
+    /// UCX's limits today.
+    const LIMITS: MessageLimits = MessageLimits {
+        run_ahead: 8 << 20,
+        cost: 512,
+    };
+    const RUN_AHEAD: u64 = LIMITS.run_ahead;
+    const MESSAGE_COST: u64 = LIMITS.cost;
+
+    fn window(run: u64, nbytes: usize) -> (bool, u64) {
+        super::window(run, nbytes, &LIMITS)
+    }
 
     #[test]
     fn a_root_runs_ahead_by_at_most_the_window() {
+        let message_floor = floor(&LIMITS);
         // Calls of 8 bytes: the same number of them between two handshakes, every time, each
         // counted as the floor.
-        let per = RUN_AHEAD / MESSAGE_FLOOR;
+        let per = RUN_AHEAD / message_floor;
         let (mut run, mut last, mut gaps) = (0, 0u64, Vec::new());
         for call in 1..=5 * per {
             let (handshake, next) = window(run, 8);
@@ -438,10 +453,10 @@ mod tests {
         let largest = LARGEST as u64 + MESSAGE_COST;
         assert_eq!(window(0, LARGEST), (false, largest));
         assert_eq!(window(largest, LARGEST), (true, 0));
-        assert_eq!(window(RUN_AHEAD - MESSAGE_FLOOR, 8), (false, RUN_AHEAD));
-        assert_eq!(window(RUN_AHEAD - MESSAGE_FLOOR + 1, 8), (true, 0));
+        assert_eq!(window(RUN_AHEAD - message_floor, 8), (false, RUN_AHEAD));
+        assert_eq!(window(RUN_AHEAD - message_floor + 1, 8), (true, 0));
         // Above the floor a message counts its bytes and their cost.
-        let above = MESSAGE_FLOOR as usize;
+        let above = message_floor as usize;
         assert_eq!(window(0, above), (false, above as u64 + MESSAGE_COST));
     }
 

@@ -23,6 +23,7 @@
 //! `SHMEM_SYMETRIC_SIZE`, or another implementation's setting) is reported once, by PE 0, as a
 //! warning with the nearest known name ([`unknown_warning`]); `SHMEM_WARN_UNKNOWN=0` silences it.
 
+use crate::transport::Choice;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -97,8 +98,8 @@ config_table! {
         "print this table and the library version at start-up (PE 0)";
     version: bool = false, "VERSION", parse_flag,
         "print the library version at start-up (PE 0)";
-    transport: Transport = Transport::Auto, "TRANSPORT", parse_transport,
-        "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too";
+    transport: Choice = Choice::Auto, "TRANSPORT", Choice::parse,
+        "auto: shared memory on the node, UCX to other nodes; ucx: every PE over UCX, itself too; loopback: every PE of one node over the test network (each operation through the network interface)";
     warn_unknown: bool = true, "WARN_UNKNOWN", parse_flag,
         "warn (PE 0, once) about SHMEM_/SMA_ variables that are not in this table";
     hang_report: Option<Duration> = None, "HANG_REPORT", parse_seconds,
@@ -121,36 +122,9 @@ config_table! {
         "directories (colon-separated) where the UCX route looks for libucp when the dynamic loader finds none, before a pip-installed UCX";
 }
 
-/// How PEs reach each other (`SHMEM_TRANSPORT`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transport {
-    /// Shared memory for the PEs of this node, UCX for the others.
-    Auto,
-    /// UCX for every PE, this one included: each PE behaves as if alone on its node.
-    Ucx,
-}
-
-impl Transport {
-    pub fn name(self) -> &'static str {
-        match self {
-            Transport::Auto => "auto",
-            Transport::Ucx => "ucx",
-        }
-    }
-}
-
 /// Any text, without the blanks around it (a path, a list of paths).
 pub fn parse_text(text: &str) -> Result<String, String> {
     Ok(text.trim().to_string())
-}
-
-/// `auto` or `ucx` (any case).
-pub fn parse_transport(text: &str) -> Result<Transport, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "auto" => Ok(Transport::Auto),
-        "ucx" => Ok(Transport::Ucx),
-        _ => Err("is not a transport (use auto or ucx)".into()),
-    }
 }
 
 fn source_name(source: Source) -> &'static str {
@@ -414,7 +388,7 @@ impl std::fmt::Display for Show<'_, usize> {
     }
 }
 
-impl std::fmt::Display for Show<'_, Transport> {
+impl std::fmt::Display for Show<'_, Choice> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0.name())
     }
@@ -642,12 +616,13 @@ mod tests {
 
     #[test]
     fn transports() {
-        assert_eq!(parse_transport("auto"), Ok(Transport::Auto));
-        assert_eq!(parse_transport("UCX"), Ok(Transport::Ucx));
+        assert_eq!(Choice::parse("auto"), Ok(Choice::Auto));
+        assert_eq!(Choice::parse(" UCX"), Ok(Choice::Ucx));
         let env = |k: &str| (k == "SHMEM_TRANSPORT").then(|| "tcp".to_string());
         let err = Config::parse(&env).unwrap_err();
         assert!(
-            err.starts_with("SHMEM_TRANSPORT = 'tcp' is not a transport"),
+            err.starts_with("SHMEM_TRANSPORT = 'tcp' is not a transport (use auto")
+                && err.contains("ucx"),
             "{err}"
         );
     }

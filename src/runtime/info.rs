@@ -30,32 +30,34 @@ pub fn banner(w: &World) -> String {
                 pes.join(" ")
             }
         };
+        let net = w.config.transport.network_name();
         if w.cpu_atomics {
             let _ = writeln!(out, "Transport: shared memory (every PE on this node)");
             let _ = writeln!(out, "Atomics: CPU atomics on the mapped segments");
         } else {
             let _ = writeln!(
                 out,
-                "Transport (PE {}): shared memory to PEs {}; UCX to PEs {}",
+                "Transport (PE {}): shared memory to PEs {}; {net} to PEs {}",
                 w.me,
                 list(&|pe| w.routes[pe] == Route::Shm),
                 list(&|pe| w.routes[pe] == Route::Net)
             );
-            // Peers on the UCX route whose segment `seg` UCX maps here (`World::rma_target`).
-            let by_ucx = |seg: usize, pe: usize| {
+            // Peers on the network route whose segment `seg` the network maps here
+            // (`World::rma_target`).
+            let by_net = |seg: usize, pe: usize| {
                 w.routes[pe] == Route::Net && w.segments[seg].direct(pe).is_some()
             };
-            if (0..w.npes).any(|pe| by_ucx(0, pe) || by_ucx(1, pe)) {
+            if (0..w.npes).any(|pe| by_net(0, pe) || by_net(1, pe)) {
                 let _ = writeln!(
                     out,
-                    "Puts and gets: copies through UCX's mapping of the heap of PEs {} and the global data of PEs {}",
-                    list(&|pe| by_ucx(0, pe)),
-                    list(&|pe| by_ucx(1, pe))
+                    "Puts and gets: copies through {net}'s mapping of the heap of PEs {} and the global data of PEs {}",
+                    list(&|pe| by_net(0, pe)),
+                    list(&|pe| by_net(1, pe))
                 );
             }
             let _ = writeln!(
                 out,
-                "Atomics: UCX for every PE, this node's and this PE's own included (one atomic path per job: CPU and NIC atomics on one word are not atomic with each other)"
+                "Atomics: {net} for every PE, this node's and this PE's own included (one atomic path per job: CPU and NIC atomics on one word are not atomic with each other)"
             );
         }
         let _ = writeln!(out, "Heap memory: {}", w.heap_memory);

@@ -25,9 +25,6 @@ pub mod log_filter;
 pub mod orphan;
 pub mod output;
 pub mod personality;
-// The network half of the operations still passes raw pointers to the network seam; it is being
-// moved onto `Src`/`Dst` ranges (issue 57), and this allowance goes with that change.
-#[allow(unsafe_code)]
 pub(crate) mod remote;
 pub mod startup;
 pub mod team;

@@ -7,15 +7,21 @@
 //! A PE on the network route reaches its own memory through the network as well; a transfer
 //! between two overlapping ranges of its own memory goes through a bounce buffer, and a strided
 //! one block at a time, so that it behaves as `memmove` like the shared-memory route.
+//!
+//! No `unsafe` here: the local buffers reach the network as the checked ranges of
+//! `transport::shm::memory` ([`Src`], [`Dst`], [`Local`]), the non-blocking forms as `'static`
+//! ones (the program's buffers).
+
+#![forbid(unsafe_code)]
 
 use super::counters::{self, Kind};
 use super::handle::{self, shmem_ctx_t};
 use super::world::{Seg, World};
 use crate::fatal;
 use crate::transport::shm::{Dst, Plain, Src};
-use crate::transport::{self, AmoWord, Remote};
+use crate::transport::{self, AmoWord, Place, Remote, Strided};
 
-pub(crate) use crate::transport::Rmw;
+pub(crate) use crate::transport::{Local, Rmw};
 
 #[cold]
 #[inline(never)]
@@ -51,15 +57,14 @@ fn lane(w: &World, ctx: shmem_ctx_t) -> (&Remote, usize) {
     (w.remote_or_fail(), handle::lane_index(ctx))
 }
 
-/// Whether `local..local+len` overlaps this PE's own copy of `seg`+`off` when `pe` is this PE.
-fn overlaps_self(w: &World, pe: usize, seg: Seg, off: usize, local: usize, len: usize) -> bool {
-    let own = w.segments[seg as usize].base() + off;
-    pe == w.me && local < own + len && own < local + len
+/// Whether `local..local+len` overlaps this PE's own copy of `at` when `at` is on this PE.
+fn overlaps_self(w: &World, at: Place, local: usize, len: usize) -> bool {
+    let own = w.segments[at.seg].base() + at.off;
+    at.pe == w.me && local < own + len && own < local + len
 }
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`); returns when `src` may be reused.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn put(
     w: &World,
     call: &'static str,
@@ -69,14 +74,13 @@ pub(crate) fn put(
     off: usize,
     src: Src<'_>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, false)
+    send(w, call, ctx, Place::new(pe, seg as usize, off), src, None)
 }
 
 /// Puts `src` to `pe`'s copy of (`seg`, `off`) without waiting: `src` is the program's, which it
 /// keeps unchanged until the next quiet of `ctx` (`'static`: the library never passes a buffer
 /// of its own that it could free before).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn put_nbi(
     w: &World,
     call: &'static str,
@@ -86,44 +90,38 @@ pub(crate) fn put_nbi(
     off: usize,
     src: Src<'static>,
 ) {
-    send(w, call, ctx, pe, seg, off, src, true)
+    send(
+        w,
+        call,
+        ctx,
+        Place::new(pe, seg as usize, off),
+        src,
+        Some(src),
+    )
 }
 
-/// [`put`] and [`put_nbi`].
-#[allow(clippy::too_many_arguments)]
+/// [`put`] and [`put_nbi`] to `to`: `nbi_src` is `src` when the put need not wait.
 fn send(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    pe: usize,
-    seg: Seg,
-    off: usize,
+    to: Place,
     src: Src<'_>,
-    nbi: bool,
+    nbi_src: Option<Src<'static>>,
 ) {
     let len = src.len();
     counters::moved(Kind::Put, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let done = if overlaps_self(w, pe, seg, off, src.addr(), len) {
+    let done = if overlaps_self(w, to, src.addr(), len) {
         let bounce = src.to_vec();
-        // SAFETY: `bounce` lives until the put completed locally (not nbi).
-        unsafe { net.put(lane, pe, seg as usize, off, bounce.as_ptr(), len, false) }
+        net.put(lane, to, Src::of(&bounce))
     } else {
-        // SAFETY: `src` is readable; for nbi it is `'static` (unchanged until the next quiet:
-        // the program's part).
-        unsafe {
-            net.put(
-                lane,
-                pe,
-                seg as usize,
-                off,
-                src.addr() as *const u8,
-                len,
-                nbi,
-            )
+        match nbi_src {
+            Some(src) => net.put_nbi(lane, to, src),
+            None => net.put(lane, to, src),
         }
     };
-    done.unwrap_or_else(|e| failed(call, pe, e))
+    done.unwrap_or_else(|e| failed(call, to.pe, e))
 }
 
 /// Puts one value (`shmem_p`). By value, so that the caller's fast path keeps it in a register.
@@ -142,7 +140,6 @@ pub(crate) fn put_value<T: Plain>(
 
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst`; returns with the data.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn get(
     w: &World,
     call: &'static str,
@@ -152,13 +149,12 @@ pub(crate) fn get(
     off: usize,
     dst: Dst<'_>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, false)
+    receive(w, call, ctx, Place::new(pe, seg as usize, off), dst, None)
 }
 
 /// Gets `pe`'s copy of (`seg`, `off`) into `dst` without waiting: the data is there at the next
 /// quiet of `ctx`; `dst` is the program's (`'static`: as for [`put_nbi`]).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn get_nbi(
     w: &World,
     call: &'static str,
@@ -168,7 +164,14 @@ pub(crate) fn get_nbi(
     off: usize,
     dst: Dst<'static>,
 ) {
-    receive(w, call, ctx, pe, seg, off, dst, true)
+    receive(
+        w,
+        call,
+        ctx,
+        Place::new(pe, seg as usize, off),
+        dst,
+        Some(dst),
+    )
 }
 
 /// Reads one value (`shmem_g`).
@@ -186,39 +189,29 @@ pub(crate) fn get_value<T: Plain>(
     value
 }
 
-/// [`get`] and [`get_nbi`].
-#[allow(clippy::too_many_arguments)]
+/// [`get`] and [`get_nbi`] from `from`: `nbi_dst` is `dst` when the get need not wait.
 fn receive(
     w: &World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    pe: usize,
-    seg: Seg,
-    off: usize,
+    from: Place,
     dst: Dst<'_>,
-    nbi: bool,
+    nbi_dst: Option<Dst<'static>>,
 ) {
     let len = dst.len();
     counters::moved(Kind::Get, 1, len as u64);
     let (net, lane) = lane(w, ctx);
-    let done = if overlaps_self(w, pe, seg, off, dst.addr(), len) {
+    let done = if overlaps_self(w, from, dst.addr(), len) {
         let mut bounce = vec![0u8; len];
-        // SAFETY: `bounce` lives until the get completed, just below.
-        unsafe { net.get(lane, pe, seg as usize, off, bounce.as_mut_ptr(), len, false) }
+        net.get(lane, from, Dst::of(&mut bounce))
             .map(|()| dst.copy_from(Src::of(&bounce)))
     } else {
-        // SAFETY: `dst` is writable; for nbi it is `'static` (not read until the next quiet:
-        // the program's part).
-        unsafe { net.get(lane, pe, seg as usize, off, dst.addr() as *mut u8, len, nbi) }
+        match nbi_dst {
+            Some(dst) => net.get_nbi(lane, from, dst),
+            None => net.get(lane, from, dst),
+        }
     };
-    done.unwrap_or_else(|e| failed(call, pe, e))
-}
-
-/// The local side of a strided transfer: read by a put, written by a get.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Local<'a> {
-    Put(Src<'a>),
-    Get(Dst<'a>),
+    done.unwrap_or_else(|e| failed(call, from.pe, e))
 }
 
 /// Copies `count` blocks of `block` bytes between strided local and remote ranges (a put: block
@@ -244,22 +237,14 @@ pub(crate) fn strided(
     if count == 0 || block == 0 {
         return;
     }
-    let (base, len) = match local {
-        Local::Put(s) => (s.addr(), s.len()),
-        Local::Get(d) => (d.addr(), d.len()),
+    let shape = Strided {
+        rstride,
+        at,
+        lstride,
+        block,
+        count,
     };
-    let last = (count as isize - 1)
-        .checked_mul(lstride)
-        .and_then(|x| (at as isize).checked_add(x));
-    assert!(
-        at.checked_add(block).is_some_and(|end| end <= len)
-            && last.is_some_and(|l| l >= 0
-                && (l as usize)
-                    .checked_add(block)
-                    .is_some_and(|end| end <= len)),
-        "strided: {count} blocks of {block} bytes from {at} by {lstride} outside a range of {len}"
-    );
-    let to_peer = matches!(local, Local::Put(_));
+    local.check_blocks(shape);
     if pe == w.me {
         // Blocks of this PE's own memory may overlap each other: one at a time, each as memmove.
         for i in 0..count as isize {
@@ -273,28 +258,17 @@ pub(crate) fn strided(
         return;
     }
     counters::moved(
-        if to_peer { Kind::Put } else { Kind::Get },
+        if local.to_peer() {
+            Kind::Put
+        } else {
+            Kind::Get
+        },
         count as u64,
         (count * block) as u64,
     );
     let (net, lane) = lane(w, ctx);
-    // SAFETY: every block lies inside `local` (checked above), readable for a put and writable
-    // for a get; the transfer completes before this returns.
-    let done = unsafe {
-        net.strided(
-            lane,
-            to_peer,
-            pe,
-            seg as usize,
-            off,
-            rstride,
-            base + at,
-            lstride,
-            block,
-            count,
-        )
-    };
-    done.unwrap_or_else(|e| failed(call, pe, e))
+    net.strided(lane, Place::new(pe, seg as usize, off), local, shape)
+        .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// A word atomic over the network: the old value when `fetch`, else the operand back.
@@ -317,8 +291,15 @@ pub(crate) fn rmw<W: AmoWord>(
     // loads: a non-fetching atomic to it must have landed when it returns, as on the
     // shared-memory route.
     let landed = w.segments[seg as usize].peer(pe).is_some();
-    net.rmw(lane, pe, seg as usize, off, op, value, fetch, landed)
-        .unwrap_or_else(|e| failed(call, pe, e))
+    net.rmw(
+        lane,
+        Place::new(pe, seg as usize, off),
+        op,
+        value,
+        fetch,
+        landed,
+    )
+    .unwrap_or_else(|e| failed(call, pe, e))
 }
 
 /// Atomic swap over the network; returns the old value.
@@ -334,7 +315,7 @@ pub(crate) fn swap<W: AmoWord>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.swap(lane, pe, seg as usize, off, value)
+    net.swap(lane, Place::new(pe, seg as usize, off), value)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 
@@ -353,7 +334,7 @@ pub(crate) fn compare_swap<W: AmoWord>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.compare_swap(lane, pe, seg as usize, off, cond, value)
+    net.compare_swap(lane, Place::new(pe, seg as usize, off), cond, value)
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 
@@ -369,7 +350,7 @@ pub(crate) fn load<W: AmoWord + Default>(
 ) -> W {
     counters::count(Kind::Amo);
     let (net, lane) = lane(w, ctx);
-    net.fetch(lane, pe, seg as usize, off)
+    net.fetch(lane, Place::new(pe, seg as usize, off))
         .unwrap_or_else(|e| failed(call, pe, e))
 }
 
@@ -412,27 +393,43 @@ pub(crate) fn pe_quiet(w: &World, call: &'static str, ctx: shmem_ctx_t, pes: &[u
 /// Non-blocking transfers on context `ctx` between buffers borrowed for `'a` (a collective's
 /// own, which it frees when the call returns) and peers' memory: [`scoped`] gives one to its
 /// closure and completes them all with a quiet before it returns (if it started one), so that a
-/// buffer is never written or read by the network after its borrow ends.
-pub(crate) struct Scope<'w, 'a> {
-    w: &'w World,
+/// buffer is never written or read by the network after its borrow ends (the network's
+/// [`transport::Scope`] keeps that promise).
+pub(crate) struct Scope<'s, 'a> {
+    w: &'s World,
     call: &'static str,
     ctx: shmem_ctx_t,
-    started: std::cell::Cell<bool>,
-    /// Invariant in `'a`: a buffer of the closure's own, which ends before the quiet, is refused.
-    _buffers: std::marker::PhantomData<fn(&'a ()) -> &'a ()>,
+    /// The network's scope on the context's lane (`None`: the job has no network, and a
+    /// transfer is the error of one that needs it).
+    net: Option<&'s transport::Scope<'s, 'a>>,
 }
 
 impl<'a> Scope<'_, 'a> {
     /// Starts a get of `pe`'s copy of (`seg`, `off`) into `dst`, there once the scope ends.
     pub(crate) fn get(&self, pe: usize, seg: Seg, off: usize, dst: Dst<'a>) {
-        self.started.set(true);
-        receive(self.w, self.call, self.ctx, pe, seg, off, dst, true)
+        let from = Place::new(pe, seg as usize, off);
+        match self.net {
+            Some(net) if !overlaps_self(self.w, from, dst.addr(), dst.len()) => {
+                counters::moved(Kind::Get, 1, dst.len() as u64);
+                net.get(from, dst)
+                    .unwrap_or_else(|e| failed(self.call, pe, e))
+            }
+            // This PE's own overlapping memory (a bounce), or no network (its error).
+            _ => receive(self.w, self.call, self.ctx, from, dst, None),
+        }
     }
 
     /// Starts a put of `src` to `pe`'s copy of (`seg`, `off`), complete once the scope ends.
     pub(crate) fn put(&self, pe: usize, seg: Seg, off: usize, src: Src<'a>) {
-        self.started.set(true);
-        send(self.w, self.call, self.ctx, pe, seg, off, src, true)
+        let to = Place::new(pe, seg as usize, off);
+        match self.net {
+            Some(net) if !overlaps_self(self.w, to, src.addr(), src.len()) => {
+                counters::moved(Kind::Put, 1, src.len() as u64);
+                net.put(to, src)
+                    .unwrap_or_else(|e| failed(self.call, pe, e))
+            }
+            _ => send(self.w, self.call, self.ctx, to, src, None),
+        }
     }
 }
 
@@ -445,21 +442,25 @@ pub(crate) fn scoped<'a, R>(
     ctx: shmem_ctx_t,
     f: impl FnOnce(&Scope<'_, 'a>) -> R,
 ) -> R {
-    let scope = Scope {
-        w,
-        call,
-        ctx,
-        started: std::cell::Cell::new(false),
-        _buffers: std::marker::PhantomData,
+    let Some(remote) = w.remote() else {
+        return f(&Scope {
+            w,
+            call,
+            ctx,
+            net: None,
+        });
     };
-    f(&scope)
-}
-
-impl Drop for Scope<'_, '_> {
-    /// Completes the transfers the scope started.
-    fn drop(&mut self) {
-        if self.started.get() {
-            quiet(self.w, self.call, self.ctx)
-        }
+    let (value, quieted) = remote.scoped(handle::lane_index(ctx), |net| {
+        f(&Scope {
+            w,
+            call,
+            ctx,
+            net: Some(net),
+        })
+    });
+    if let Err(e) = quieted {
+        counters::count(Kind::Flush);
+        flush_failed(call, e);
     }
+    value
 }

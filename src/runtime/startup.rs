@@ -12,11 +12,12 @@
 //! this PE's (heap size, global data size, `SHMEM_TRANSPORT`), is an error naming that PE and the
 //! value, before any segment is mapped.
 
-use super::config::{Config, Transport, parse_transport};
+use super::config::Config;
 use super::heap::Heap;
 use super::world::{self, INIT, RANK, Route, SegmentView, World, bootstrap_lock};
 use crate::bootstrap::{self, Bootstrap};
 use crate::fatal;
+use crate::transport::Choice;
 use crate::transport::shm::published::Lent;
 use crate::transport::shm::{self, Mapping, Segment, control};
 use std::sync::Mutex;
@@ -99,7 +100,7 @@ pub(super) struct Record {
     /// The process that created the segments: part of their names.
     pub pid: u32,
     /// `SHMEM_TRANSPORT`.
-    pub transport: Transport,
+    pub transport: Choice,
     /// The random tokens in the names of its heap and data segments (empty: no data segment);
     /// peers cannot derive them, they learn them here.
     pub heap_token: String,
@@ -160,7 +161,7 @@ impl Record {
             pid: pid
                 .parse()
                 .map_err(|_| format!("pid = '{pid}' is not a process id"))?,
-            transport: parse_transport(field(4)?)
+            transport: Choice::parse(field(4)?)
                 .map_err(|why| format!("transport = '{}' {why}", fields[4].unwrap_or("")))?,
             heap_token: field(5)?.to_string(),
             data_token: field(6)?.to_string(),
@@ -256,14 +257,15 @@ pub(super) fn build(call: &'static str) -> World {
     };
     // With every PE on the network route, the network allocates both segments if it can (so that
     // its on-node transports reach them directly), or neither.
-    let mut network = match config.transport {
-        Transport::Ucx => shm::network::heap(heap_len),
-        Transport::Auto => Err(None),
+    let allocation = config.transport.allocation();
+    let mut network = match allocation {
+        Some(_) => shm::network::heap(config.transport, heap_len),
+        None => Err(None),
     };
     let data_range = shm::data_segment::find();
     let mut network_data = None;
     if let (Ok(_), Some(r)) = (&network, data_range) {
-        match shm::network::data(r) {
+        match shm::network::data(config.transport, r) {
             Ok(m) => network_data = Some(m),
             Err(why) => network = Err(Some(why)),
         }
@@ -282,18 +284,18 @@ pub(super) fn build(call: &'static str) -> World {
             (Memory::Segment(seg), name)
         }
     };
+    let net_name = config.transport.network_name();
     let heap_memory = match &network {
-        Ok(_) => "allocated by the network at its address (UCX's sysv memory domain: ucp_mem_map \
-                  ALLOCATE|FIXED; the global data too), which UCX's shared-memory transports \
-                  reach directly"
-            .to_string(),
+        Ok(_) => format!(
+            "allocated by the network at its address ({})",
+            allocation.unwrap_or_default()
+        ),
         Err(None) => "this library's shared-memory segment".to_string(),
         Err(Some(why)) => {
-            tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with UCX: {why}");
+            tracing::info!(target: "rshmem::route", "the heap and global data are this library's own segments, registered with {net_name}: {why}");
             format!(
-                "this library's shared-memory segment, registered with UCX (UCX's sysv memory \
-                 domain did not allocate it at its address: {why}); UCX reaches it on this node \
-                 with active messages"
+                "this library's shared-memory segment, registered with {net_name}, which did not \
+                 allocate it at its address: {why}"
             )
         }
     };
@@ -349,18 +351,24 @@ pub(super) fn build(call: &'static str) -> World {
     // network.
     let routes: Box<[Route]> = records
         .iter()
-        .map(|r| match mine.transport {
-            Transport::Auto if r.host == mine.host => Route::Shm,
-            _ => Route::Net,
+        .map(|r| {
+            if !mine.transport.every_pe() && r.host == mine.host {
+                Route::Shm
+            } else {
+                Route::Net
+            }
         })
         .collect();
     let mut first_on_host = std::collections::HashMap::new();
     let nodes: Box<[usize]> = records
         .iter()
         .enumerate()
-        .map(|(pe, r)| match mine.transport {
-            Transport::Auto => *first_on_host.entry(r.host.as_str()).or_insert(pe),
-            Transport::Ucx => pe,
+        .map(|(pe, r)| {
+            if mine.transport.every_pe() {
+                pe
+            } else {
+                *first_on_host.entry(r.host.as_str()).or_insert(pe)
+            }
         })
         .collect();
     let local_pes = records.iter().filter(|r| r.host == mine.host).count();
@@ -541,8 +549,14 @@ pub(super) fn connect(w: &World, call: &'static str) {
     };
     // Which PEs are on another node: the network watches those connections for a peer's failure.
     let elsewhere: Vec<bool> = (0..w.npes).map(|pe| w.nodes[pe] != w.nodes[w.me]).collect();
-    let remote = shm::network::connect(&segments, &elsewhere, super::handle::LANES, &mut trade)
-        .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
+    let remote = shm::network::connect(
+        w.config.transport,
+        &segments,
+        &elsewhere,
+        super::handle::LANES,
+        &mut trade,
+    )
+    .unwrap_or_else(|e| fatal!(call, "cannot connect the network: {e}"));
     w.enter_network_mappings(&remote);
     w.remote.put(Box::new(remote));
 }
@@ -557,7 +571,7 @@ mod tests {
             heap_len: 1 << 30,
             data_len: 8192,
             pid: 4242,
-            transport: Transport::Ucx,
+            transport: Choice::Ucx,
             heap_token: "9f3c".into(),
             data_token: String::new(),
         }
@@ -578,7 +592,7 @@ mod tests {
         let text = "pid=7,transport=auto,data=0,heap=4096,host=h,data_token=,heap_token=a1";
         let r = Record::parse(text).unwrap();
         assert_eq!((r.pid, r.heap_len, r.data_len), (7, 4096, 0));
-        assert_eq!((r.host.as_str(), r.transport), ("h", Transport::Auto));
+        assert_eq!((r.host.as_str(), r.transport), ("h", Choice::Auto));
     }
 
     #[test]

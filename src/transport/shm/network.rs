@@ -10,10 +10,12 @@
 
 use super::data_segment::Range;
 use super::{Mapping, control, segment};
-use crate::transport::{Exchange, Remote, Result};
+use crate::transport::{Choice, Exchange, Remote, Result};
 
-/// Connects the job's network over this PE's two segments (see `transport::Remote::connect`).
+/// Connects the network of `choice` over this PE's two segments (see
+/// `transport::Remote::connect`).
 pub fn connect(
+    choice: Choice,
     segments: &[Mapping; 2],
     elsewhere: &[bool],
     lanes: usize,
@@ -23,24 +25,25 @@ pub fn connect(
     // SAFETY: each segment is a Mapping: mapped read-write for the life of the process, and the
     // library reaches it only by raw accesses and atomics (the Mapping's contract), which is
     // what the network's connect requires of the memory it registers.
-    unsafe { Remote::connect(&segments, elsewhere, lanes, exchange) }
+    unsafe { Remote::connect(choice, &segments, elsewhere, lanes, exchange) }
 }
 
-/// With every PE on the network route (`SHMEM_TRANSPORT=ucx`), the heap's memory allocated by the
-/// network, placed as every heap mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory
+/// With every PE on the route of a network that allocates segments ([`Choice::allocation`]:
+/// `SHMEM_TRANSPORT=ucx` or `loopback`), the heap's memory allocated by the network of `choice`,
+/// placed as every heap mapping is ([`control::HEAP_LAYOUT`]): UCX's shared-memory
 /// transports reach memory they allocated from this node's other processes with loads, stores and
 /// CPU atomics, where a segment this library mapped needs the target's worker to emulate each
 /// access. No PE maps a peer's heap by name on this route, so the heap needs no name. Returns its
 /// mapping, or why not (`Some`: the network could not; the caller then creates the segment
 /// itself).
-pub fn heap(len: usize) -> std::result::Result<Mapping, Option<String>> {
+pub fn heap(choice: Choice, len: usize) -> std::result::Result<Mapping, Option<String>> {
     let what = "the symmetric heap";
     let base =
         segment::reserve(len, control::HEAP_LAYOUT, what).map_err(|e| Some(e.to_string()))?;
     // SAFETY: base..base+len is the reservation just made (page aligned), which nothing else
     // uses; the memory is kept for the life of the process (never released below once
     // allocated) and accessed by the library only through raw pointers and atomics.
-    if let Err(e) = unsafe { crate::transport::allocate_segment(base, len) } {
+    if let Err(e) = unsafe { crate::transport::allocate_segment(choice, base, len) } {
         segment::release(base, len);
         return Err(Some(e.to_string()));
     }
@@ -54,13 +57,13 @@ pub fn heap(len: usize) -> std::result::Result<Mapping, Option<String>> {
 /// The program's global data `data` made memory the network allocated (after the heap,
 /// [`heap`]): its contents copied aside, the allocation placed over the range, the contents
 /// copied back. Between the two copies the range reads as zero; only the library runs then
-/// (UCX's allocation call). An error leaves the range holding its contents, in the program's own
+/// (the network's allocation call). An error leaves the range holding its contents, in the program's own
 /// memory again if the allocation had replaced it before it failed.
 ///
 /// Both segments or neither: UCX's fence (weak, UCX 1.13) orders no access it emulates with an
 /// active message before one its shared-memory transports make directly, so one PE's segments
 /// take the same path (the network registers the heap like any memory if the data is refused).
-pub fn data(data: Range) -> std::result::Result<Mapping, String> {
+pub fn data(choice: Choice, data: Range) -> std::result::Result<Mapping, String> {
     let (base, len) = (data.start(), data.len());
     let mut saved = vec![0u8; len];
     // SAFETY: `data` is the executable's writable data (a Range only `find` makes), mapped
@@ -70,7 +73,7 @@ pub fn data(data: Range) -> std::result::Result<Mapping, String> {
     // no other thread touches during shmem_init (OpenSHMEM: symmetric data is not accessed
     // concurrently with it); the memory is kept for the life of the process and accessed by the
     // library only through raw pointers and atomics.
-    let allocated = unsafe { crate::transport::allocate_segment(base, len) };
+    let allocated = unsafe { crate::transport::allocate_segment(choice, base, len) };
     if let Err(e) = &allocated {
         // The range may have lost its mapping to the failed allocation: map it afresh (private,
         // as the program's data is).
@@ -88,10 +91,10 @@ pub fn data(data: Range) -> std::result::Result<Mapping, String> {
         };
         if p == libc::MAP_FAILED {
             super::fork::die(
-                b"rshmem: shmem_init: the program's global data was lost to a failed UCX allocation\n",
+                b"rshmem: shmem_init: the program's global data was lost to a failed allocation by the network\n",
             );
         }
-        tracing::debug!(target: "rshmem::route", "UCX did not allocate the global data: {e}");
+        tracing::debug!(target: "rshmem::route", "the network did not allocate the global data: {e}");
     }
     // SAFETY: the range is mapped read-write again (the allocation, or fresh memory) and does not
     // overlap `saved`.

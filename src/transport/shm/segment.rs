@@ -266,13 +266,61 @@ impl Segment {
         over.map(|seg| (seg, name))
     }
 
+    /// Fresh shared memory of `len` bytes (zeros; a `memfd`, never a name in /dev/shm) mapped
+    /// over `base..base+len`, and its descriptor, kept open by the caller for as long as this
+    /// node's other processes are to map it ([`Segment::open_path`] of `/proc/<pid>/fd/<fd>`).
+    ///
+    /// # Safety
+    /// The range is page aligned and this process's to replace (its contents are lost), used by
+    /// nothing else during the call.
+    pub unsafe fn create_anonymous_over(
+        base: usize,
+        len: usize,
+    ) -> io::Result<(Segment, std::os::fd::OwnedFd)> {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        let name = "rshmem-segment";
+        // SAFETY: a valid C string; the flags ask for a new object.
+        let fd = unsafe { libc::memfd_create(c"rshmem-segment".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(last_error("memfd_create", name));
+        }
+        // SAFETY: `fd` is the descriptor just made, owned here from now on.
+        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: `fd` is open.
+        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
+            return Err(last_error("ftruncate", name));
+        }
+        let seg = Self::map_fd(fd, len, base as *mut u8, name)?;
+        Ok((seg, owned))
+    }
+
+    /// Maps the shared memory at `path` (another process's descriptor: `/proc/<pid>/fd/<fd>`,
+    /// which this user may open), which must be `len` bytes long.
+    pub fn open_path(path: &str, len: usize) -> io::Result<Segment> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("open {path}: {e}")))?;
+        let size = file.metadata()?.len();
+        if size != len as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{path} holds {size} bytes, not {len}"),
+            ));
+        }
+        // The mapping holds its own reference; the file closes when `file` drops.
+        Self::map_fd(file.as_raw_fd(), len, std::ptr::null_mut(), path)
+    }
+
     fn map_fd(fd: i32, len: usize, at: *mut u8, name: &str) -> io::Result<Segment> {
         let mut flags = libc::MAP_SHARED | libc::MAP_NORESERVE;
         if !at.is_null() {
             flags |= libc::MAP_FIXED;
         }
-        // SAFETY: mapping a shared-memory object; with MAP_FIXED the caller of create_over
-        // guarantees the range is ours to replace.
+        // SAFETY: mapping a shared-memory object; with MAP_FIXED the caller of create_over or
+        // create_anonymous_over guarantees the range is ours to replace.
         let p = unsafe {
             libc::mmap(
                 at.cast(),

@@ -21,7 +21,8 @@
 
 use super::signals::MESSAGE_TAG;
 use super::{Error, Lane, Local, Network, Request};
-use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Rmw, shm};
+use crate::transport::shm::{self, Dst, Src};
+use crate::transport::{self, AmoWord, Arrival, Exchange, HEAP, Place, Rmw};
 use std::time::Instant;
 use ucx_sys::UCS_ERR_MESSAGE_TRUNCATED;
 
@@ -30,6 +31,13 @@ impl Network {
     fn lane_for(&self, lane: usize) -> transport::Result<&Lane> {
         Ok(self.lane(lane)?)
     }
+}
+
+/// Loads libucp if it is not yet (see `super::library`), or says what was tried.
+fn load_library() -> transport::Result<()> {
+    super::library::load()
+        .map(|_| ())
+        .map_err(|failure| transport::Error::new(failure.to_string()))
 }
 
 /// A failure of `lane` not aimed at one PE (a quiet, a fence), with the PEs whose connection
@@ -46,12 +54,43 @@ fn blame(lane: &Lane, e: Error) -> transport::Error {
 }
 
 impl transport::Network for Network {
+    const CHOICE: &'static str = "ucx";
+    const NAME: &'static str = "UCX";
+    const ALLOCATION: Option<&'static str> = Some(
+        "UCX's sysv memory domain: ucp_mem_map ALLOCATE|FIXED; the global data too, which UCX's \
+         shared-memory transports reach directly",
+    );
+
+    fn configure_libraries(libraries: &transport::Libraries) {
+        super::library::configure(super::library::Settings {
+            lib: libraries.ucx_lib.to_string(),
+            search: libraries.ucx_search.to_string(),
+        });
+    }
+
+    fn about() -> Vec<(String, String)> {
+        super::about()
+    }
+
+    fn configure_waits(oversubscribed: bool, progress_delay: std::time::Duration) {
+        super::progress::configure(oversubscribed, progress_delay);
+    }
+
+    unsafe fn allocate_segment(base: usize, len: usize) -> transport::Result<()> {
+        load_library()?;
+        // SAFETY: forwarded contract.
+        Ok(unsafe { Local::allocate(base, len) }?)
+    }
+
     unsafe fn connect(
         segments: &[(usize, usize)],
         elsewhere: &[bool],
         lanes: usize,
         exchange: &mut Exchange,
     ) -> transport::Result<Network> {
+        // The network's first use loads its library; no library is the job's stop, with what was
+        // tried and how to get one.
+        load_library()?;
         // SAFETY: forwarded contract.
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
@@ -59,71 +98,64 @@ impl transport::Network for Network {
         Ok(Network::connect(local, &cards, elsewhere, lanes)?)
     }
 
-    unsafe fn put(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        src: *const u8,
-        len: usize,
-        nbi: bool,
-    ) -> transport::Result<()> {
+    fn put(&self, lane: usize, to: Place, src: Src<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = to;
         let lane = self.lane_for(lane)?;
-        if nbi {
-            // SAFETY: forwarded contract.
-            return Ok(unsafe { lane.put_nbi(pe, seg, off, src, len) }?);
-        }
-        // SAFETY: forwarded contract.
-        Ok(unsafe { lane.put_blocking(pe, seg, off, src, len) }?)
+        // SAFETY: `src` is readable while borrowed, and the put reads it only until it returns
+        // (it waits for local completion).
+        Ok(unsafe { lane.put_blocking(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    unsafe fn get(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        dst: *mut u8,
-        len: usize,
-        nbi: bool,
-    ) -> transport::Result<()> {
+    unsafe fn put_nbi(&self, lane: usize, to: Place, src: Src<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = to;
         let lane = self.lane_for(lane)?;
-        if nbi {
-            // SAFETY: forwarded contract.
-            return Ok(unsafe { lane.get_nbi(pe, seg, off, dst, len) }?);
-        }
-        // SAFETY: forwarded contract.
-        Ok(unsafe { lane.get(pe, seg, off, dst, len) }?.wait()?)
+        // SAFETY: the caller's contract: `src` stays readable and unchanged until the next quiet.
+        Ok(unsafe { lane.put_nbi(pe, seg, off, src.addr() as *const u8, src.len()) }?)
     }
 
-    unsafe fn strided(
+    fn get(&self, lane: usize, from: Place, dst: Dst<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = from;
+        let lane = self.lane_for(lane)?;
+        // SAFETY: `dst` is writable while borrowed, and the request is waited for before this
+        // returns.
+        Ok(unsafe { lane.get(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?.wait()?)
+    }
+
+    unsafe fn get_nbi(&self, lane: usize, from: Place, dst: Dst<'_>) -> transport::Result<()> {
+        let Place { pe, seg, off } = from;
+        let lane = self.lane_for(lane)?;
+        // SAFETY: the caller's contract: `dst` stays writable and unused until the next quiet.
+        Ok(unsafe { lane.get_nbi(pe, seg, off, dst.addr() as *mut u8, dst.len()) }?)
+    }
+
+    fn strided(
         &self,
         lane: usize,
-        to_peer: bool,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        rstride: isize,
-        local: usize,
-        lstride: isize,
-        block: usize,
-        count: usize,
+        remote: Place,
+        local: transport::Local<'_>,
+        shape: transport::Strided,
     ) -> transport::Result<()> {
         let lane = self.lane_for(lane)?;
+        // Every block inside `local` before any is issued (a panic after some were would leave
+        // them writing into a buffer the caller no longer holds).
+        local.check_blocks(shape);
         // It waits on the lane: the run goes first, not left behind the wait.
         lane.send_run()?;
-        let requests: Vec<super::Result<Request>> = (0..count as isize)
+        let block = shape.block;
+        let requests: Vec<super::Result<Request>> = (0..shape.count as isize)
             .map(|i| {
-                let r = off.wrapping_add_signed(i * rstride);
-                let l = local.wrapping_add_signed(i * lstride);
-                // SAFETY: forwarded contract; every request is waited for below.
-                unsafe {
-                    if to_peer {
-                        lane.put(pe, seg, r, l as *const u8, block)
-                    } else {
-                        lane.get(pe, seg, r, l as *mut u8, block)
-                    }
+                let Place { pe, seg, off: r } = remote.moved(i * shape.rstride);
+                let l = shape.at.wrapping_add_signed(i * shape.lstride);
+                match local.part(l, block) {
+                    // SAFETY: the block lies inside `local` (`part` checks), readable while it
+                    // is borrowed; every request is waited for below, before this returns.
+                    transport::Local::Put(s) => unsafe {
+                        lane.put(pe, seg, r, s.addr() as *const u8, block)
+                    },
+                    // SAFETY: as above, writable; the blocks of a get do not overlap.
+                    transport::Local::Get(d) => unsafe {
+                        lane.get(pe, seg, r, d.addr() as *mut u8, block)
+                    },
                 }
             })
             .collect();
@@ -140,14 +172,13 @@ impl transport::Network for Network {
     fn rmw<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         op: Rmw,
         value: W,
         fetch: bool,
         landed: bool,
     ) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         let k = lane.rkey(pe, seg)?;
         if fetch || landed {
@@ -178,14 +209,8 @@ impl transport::Network for Network {
         }
     }
 
-    fn swap<W: AmoWord>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-        value: W,
-    ) -> transport::Result<W> {
+    fn swap<W: AmoWord>(&self, lane: usize, at: Place, value: W) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.swap(off, value)?)
@@ -194,24 +219,18 @@ impl transport::Network for Network {
     fn compare_swap<W: AmoWord>(
         &self,
         lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
+        at: Place,
         cond: W,
         value: W,
     ) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.compare_swap(off, cond, value)?)
     }
 
-    fn fetch<W: AmoWord + Default>(
-        &self,
-        lane: usize,
-        pe: usize,
-        seg: usize,
-        off: usize,
-    ) -> transport::Result<W> {
+    fn fetch<W: AmoWord + Default>(&self, lane: usize, at: Place) -> transport::Result<W> {
+        let Place { pe, seg, off } = at;
         let lane = self.lane_for(lane)?;
         lane.order_atomic()?;
         Ok(lane.rkey(pe, seg)?.fetch(off)?)
@@ -274,6 +293,19 @@ impl transport::Network for Network {
 
     fn messages(&self) -> bool {
         true
+    }
+
+    /// 8 MiB of messages ahead of a reader: two of the largest (`collectives::message::LARGEST`,
+    /// 4 MiB), or 2048 calls of up to 3.5 KiB, that UCX's eager protocol sends at once and keeps
+    /// in its queue at the reader (one above its rendezvous threshold, over TCP about 256 KiB,
+    /// leaves only its header there); each costs 512 bytes more in that queue: 360 bytes for a
+    /// message of 8 (4095 of them held by a reader waiting elsewhere in the library raised its
+    /// peak RSS by 1.5 MB).
+    fn message_limits(&self) -> transport::MessageLimits {
+        transport::MessageLimits {
+            run_ahead: 8 << 20,
+            cost: 512,
+        }
     }
 
     fn send_message<R>(
