@@ -12,7 +12,7 @@
 //! other's memory; where the network carries none, these paths are not taken (the flat ones are):
 //! - broadcast: each leader takes its parent's message into its destination (the root starts
 //!   from its source), sends one to each child and delivers to its node's members. Nobody waits
-//!   for a child, so a root runs ahead of its readers, but by at most `message::RUN_AHEAD` of
+//!   for a child, so a root runs ahead of its readers, but by at most the network's run-ahead of
 //!   messages: then it waits for each child's word that it is in the call (`up[i]`, below)
 //!   before its message goes ([`Messages::handshake`]). `ceil(log2 L)` messages for the root,
 //!   one hop each level.
