@@ -586,7 +586,8 @@ impl Symmetric {
     #[inline(always)]
     pub fn locate(&self, addr: usize, len: usize) -> Option<Located<'_>> {
         let off = addr.wrapping_sub(self.user);
-        (off < self.user_len && len <= self.user_len - off).then_some(Located {
+        // `then`, not `then_some`: `start + off` is computed only for an `off` inside.
+        (off < self.user_len && len <= self.user_len - off).then(|| Located {
             seg: self,
             off: self.start + off,
             len,
