@@ -174,7 +174,8 @@ mod tests {
         // SAFETY: ucs_status_string returns a static NUL-terminated string for any status.
         let ok = unsafe { CStr::from_ptr(ucs_status_string(UCS_OK)) };
         assert_eq!(ok.to_str().unwrap(), "Success");
-        // SAFETY: as above.
+        // SAFETY: ucs_status_string returns a static NUL-terminated string for any status,
+        // UCS_ERR_NO_MEMORY included.
         let nomem = unsafe { CStr::from_ptr(ucs_status_string(UCS_ERR_NO_MEMORY)) };
         assert_eq!(nomem.to_str().unwrap(), "Out of memory");
     }

@@ -20,7 +20,7 @@ use std::ffi::{c_int, c_long};
 /// The routine's contract: `dest` is writable and `source` readable for `len` bytes (the count's
 /// elements) for the length of the call.
 unsafe fn ranges<'a, T>(dest: *mut T, source: *const T, len: usize) -> (Dst<'a>, Src<'a>) {
-    // SAFETY: guaranteed by the caller (the C program passes arrays of `nreduce` elements, which
+    // SAFETY: this function's contract (the C program passes arrays of `nreduce` elements, which
     // `len` is in bytes); the ranges live only for this call, and others' accesses to them
     // (symmetric memory) are raw ones, which the ranges allow.
     unsafe { (Dst::new(dest as usize, len), Src::new(source as usize, len)) }
