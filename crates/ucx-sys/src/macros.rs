@@ -92,7 +92,8 @@ pub unsafe fn ucp_init(
     config: *const ucp_config_t,
     context_p: *mut ucp_context_h,
 ) -> ucs_status_t {
-    // SAFETY: forwarded from the caller's contract.
+    // SAFETY: the caller's contract (`# Safety` above): `params` and `config` valid (or
+    // `config` NULL) and `context_p` writable for the call; UCX is loaded.
     unsafe {
         ucp_init_version(
             MINIMUM_VERSION.0,

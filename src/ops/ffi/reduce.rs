@@ -128,7 +128,8 @@ pub(crate) fn longdouble_combine(op: c_int, acc: Dst<'_>, x: Src<'_>) {
 pub(crate) fn float128_combine(op: c_int, acc: Dst<'_>, x: Src<'_>) {
     let n = x.len() / size_of::<Float128>();
     let acc = acc.part(0, x.len());
-    // SAFETY: as in `longdouble_combine`.
+    // SAFETY: the helper reads `n` binary128 elements at `x` and updates `n` at `acc` (cut to
+    // `x`'s length, checked), with plain 16-byte loads and stores the ranges allow.
     unsafe {
         rshmem_c_float128_combine(
             op,

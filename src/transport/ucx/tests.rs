@@ -74,7 +74,8 @@ impl SharedBuffer {
 
     fn u32_at(&self, offset: usize) -> u32 {
         assert!(offset.is_multiple_of(4) && offset + 4 <= self.layout.size());
-        // SAFETY: as in u64_at.
+        // SAFETY: 4-aligned and inside the allocation (asserted); an atomic load since peers
+        // update the word.
         unsafe { AtomicU32::from_ptr(self.ptr.add(offset).cast()) }.load(Ordering::SeqCst)
     }
 
