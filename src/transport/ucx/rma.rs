@@ -290,7 +290,8 @@ impl RemoteKey {
                 // SAFETY: the caller's word, mapped here for the key's life; peers update it
                 // only atomically. T is $word (the AmoWord of its size).
                 let word = unsafe { <$atomic>::from_ptr(self.mapped.add(offset).cast()) };
-                // SAFETY: T is $word, as above.
+                // SAFETY: `T` is `$word` (sealed `AmoWord`, picked by the size test): the operand is
+                // read as its own type.
                 let value: $word = unsafe { std::mem::transmute_copy(&operand) };
                 let new: $word = match &reply {
                     // SAFETY: `AmoWord` is sealed to u32 and u64 and the size test chose `$word` of
