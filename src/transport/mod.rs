@@ -231,7 +231,8 @@ pub(crate) fn about(ucx_lib: &str, ucx_search: &str) -> Vec<(String, String)> {
 /// whose contents the caller saved), used by nothing else during the call; the memory is kept
 /// for the life of the process and accessed locally only as shared memory.
 pub(crate) unsafe fn allocate_segment(choice: Choice, base: usize, len: usize) -> Result<()> {
-    // SAFETY: forwarded contract.
+    // SAFETY: the caller's contract (`# Safety` above), the same as `Network::allocate_segment`'s:
+    // `base..base+len` page aligned, ours to replace, unused by others, kept for life.
     by_choice!(choice, N, _v => unsafe { <N as Network>::allocate_segment(base, len) })
 }
 
@@ -633,7 +634,9 @@ impl Remote {
         exchange: &mut Exchange,
     ) -> Result<Remote> {
         by_choice!(choice, N, variant => {
-            // SAFETY: forwarded contract.
+            // SAFETY: the caller's contract, the same as `Network::connect`'s: every non-empty
+            // segment is mapped read-write for the life of the process and accessed locally only as
+            // shared memory.
             unsafe { <N as Network>::connect(segments, elsewhere, lanes, exchange) }.map(variant)
         })
     }

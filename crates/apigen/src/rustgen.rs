@@ -319,7 +319,8 @@ macro_rules! shell {
         #[cfg(not(debug_assertions))]
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $twin($($p: $t),*) $(-> $ret)? {
-            // SAFETY: as the routine's, above.
+            // SAFETY: the twin is the same call with the same arguments: the caller meets the
+            // routine's contract in the spec, which is the op's.
             unsafe { $call }
         }
         #[cfg(debug_assertions)]

@@ -74,7 +74,8 @@ macro_rules! functions {
             /// As the C function; [`crate::load`] has succeeded.
             #[inline(always)]
             pub unsafe fn $name( $( $arg: $ty ),* ) $( -> $ret )? {
-                // SAFETY: forwarded from the caller's contract.
+                // SAFETY: the caller's contract (`# Safety` above): the C function's own, and
+                // `crate::load` has succeeded, so the table entry is the loaded function.
                 unsafe { (crate::table().$name)( $( $arg ),* ) }
             }
         )*

@@ -92,7 +92,8 @@ pub unsafe fn ucp_init(
     config: *const ucp_config_t,
     context_p: *mut ucp_context_h,
 ) -> ucs_status_t {
-    // SAFETY: forwarded from the caller's contract.
+    // SAFETY: the caller's contract (`# Safety` above): `params` and `config` valid (or
+    // `config` NULL) and `context_p` writable for the call; UCX is loaded.
     unsafe {
         ucp_init_version(
             MINIMUM_VERSION.0,
@@ -174,7 +175,8 @@ mod tests {
         // SAFETY: ucs_status_string returns a static NUL-terminated string for any status.
         let ok = unsafe { CStr::from_ptr(ucs_status_string(UCS_OK)) };
         assert_eq!(ok.to_str().unwrap(), "Success");
-        // SAFETY: as above.
+        // SAFETY: ucs_status_string returns a static NUL-terminated string for any status,
+        // UCS_ERR_NO_MEMORY included.
         let nomem = unsafe { CStr::from_ptr(ucs_status_string(UCS_ERR_NO_MEMORY)) };
         assert_eq!(nomem.to_str().unwrap(), "Out of memory");
     }

@@ -21,7 +21,7 @@ unsafe fn ranges<'a, T>(
     source: *const T,
     slen: usize,
 ) -> (Dst<'a>, Src<'a>) {
-    // SAFETY: guaranteed by the caller (the C program passes arrays of the sizes the routine
+    // SAFETY: this function's contract (the C program passes arrays of the sizes the routine
     // names, which `dlen` and `slen` are in bytes); the ranges live only for this call, and
     // others' accesses to them (symmetric memory) are raw ones, which the ranges allow.
     unsafe {
@@ -133,7 +133,8 @@ pub unsafe fn broadcast<T>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: this function's `# Safety`: `dest` and `source` hold `nelems` elements for the call,
+    // which is what `broadcast_on` requires; `c` is the checked team.
     unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, true) };
     0
 }
@@ -152,7 +153,8 @@ pub unsafe fn collect<T>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: this function's `# Safety`: `dest` holds the sum of the counts and `source`
+    // `nelems` elements for the call, which is what `collect_on` requires.
     unsafe { collect_on(call, &c, dest, source, nelems, false) };
     0
 }
@@ -171,7 +173,8 @@ pub unsafe fn fcollect<T>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: this function's `# Safety`: `dest` holds `nelems` times the team size and `source`
+    // `nelems` elements for the call, which is what `collect_on` with `fixed` requires.
     unsafe { collect_on(call, &c, dest, source, nelems, true) };
     0
 }
@@ -190,7 +193,8 @@ pub unsafe fn alltoall<T>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: this function's `# Safety`: `dest` and `source` hold `nelems` times the team size
+    // for the call, which is what `alltoall_on` requires.
     unsafe { alltoall_on(call, &c, dest, source, nelems) };
     0
 }
@@ -212,7 +216,8 @@ pub unsafe fn alltoalls<T: Plain>(
     let Some(c) = on_team(call, team) else {
         return -1;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: this function's `# Safety`: every strided element of `dest` and `source` is valid
+    // for the call, which is `alltoalls_on`'s contract.
     unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
     0
 }
@@ -235,7 +240,8 @@ pub unsafe fn broadcast_set<T>(
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: the contract of [`broadcast`] (this function's `# Safety`): `dest` and `source` hold
+    // `nelems` elements for the call; `c` is the checked active set.
     unsafe { broadcast_on(call, &c, dest, source, nelems, PE_root, false) };
 }
 
@@ -256,7 +262,8 @@ pub unsafe fn collect_set<T>(
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: the contract of [`collect`] (this function's `# Safety`): `dest` holds the sum of the
+    // counts and `source` `nelems` elements for the call.
     unsafe { collect_on(call, &c, dest, source, nelems, false) };
 }
 
@@ -277,7 +284,8 @@ pub unsafe fn fcollect_set<T>(
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: the contract of [`fcollect`] (this function's `# Safety`): `dest` holds `nelems`
+    // times the set's size and `source` `nelems` elements for the call.
     unsafe { collect_on(call, &c, dest, source, nelems, true) };
 }
 
@@ -298,7 +306,8 @@ pub unsafe fn alltoall_set<T>(
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: the contract of [`alltoall`] (this function's `# Safety`): `dest` and `source` hold
+    // `nelems` times the set's size for the call.
     unsafe { alltoall_on(call, &c, dest, source, nelems) };
 }
 
@@ -321,6 +330,7 @@ pub unsafe fn alltoalls_set<T: Plain>(
     let Some(c) = on_active_set(call, PE_start, logPE_stride, PE_size) else {
         return;
     };
-    // SAFETY: forwarded contract.
+    // SAFETY: the contract of [`alltoalls`] (this function's `# Safety`): every strided element of
+    // `dest` and `source` is valid for the call.
     unsafe { alltoalls_on(call, &c, dest, source, dst, sst, nelems) };
 }

@@ -20,7 +20,7 @@ use std::ffi::{c_int, c_long};
 /// The routine's contract: `dest` is writable and `source` readable for `len` bytes (the count's
 /// elements) for the length of the call.
 unsafe fn ranges<'a, T>(dest: *mut T, source: *const T, len: usize) -> (Dst<'a>, Src<'a>) {
-    // SAFETY: guaranteed by the caller (the C program passes arrays of `nreduce` elements, which
+    // SAFETY: this function's contract (the C program passes arrays of `nreduce` elements, which
     // `len` is in bytes); the ranges live only for this call, and others' accesses to them
     // (symmetric memory) are raw ones, which the ranges allow.
     unsafe { (Dst::new(dest as usize, len), Src::new(source as usize, len)) }
@@ -128,7 +128,8 @@ pub(crate) fn longdouble_combine(op: c_int, acc: Dst<'_>, x: Src<'_>) {
 pub(crate) fn float128_combine(op: c_int, acc: Dst<'_>, x: Src<'_>) {
     let n = x.len() / size_of::<Float128>();
     let acc = acc.part(0, x.len());
-    // SAFETY: as in `longdouble_combine`.
+    // SAFETY: the helper reads `n` binary128 elements at `x` and updates `n` at `acc` (cut to
+    // `x`'s length, checked), with plain 16-byte loads and stores the ranges allow.
     unsafe {
         rshmem_c_float128_combine(
             op,

@@ -220,8 +220,9 @@ pub fn of(heap: super::Mapping) -> &'static Control {
 /// zero-filled at creation), which the runtime keeps mapped for the life of the process.
 #[inline(always)]
 pub unsafe fn at(base: usize) -> &'static Control {
-    // SAFETY: guaranteed by the caller; Control is all atomics, valid for any bit pattern, and
-    // base is page aligned.
+    // SAFETY: the caller's contract: `base` starts a live heap mapping of at least `CONTROL_SIZE`
+    // bytes, kept for the process's life; Control is all atomics, valid for any bit pattern, and
+    // `base` is page aligned.
     unsafe { &*(base as *const Control) }
 }
 

@@ -388,42 +388,50 @@ impl<W: Word> Atom<'_, W> {
     }
     #[inline(always)]
     pub fn load_acquire(self) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::load_acquire(self.addr as *mut W) }
     }
     #[inline(always)]
     pub fn store(self, v: W) {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::store(self.addr as *mut W, v) }
     }
     #[inline(always)]
     pub fn swap(self, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::swap(self.addr as *mut W, v) }
     }
     #[inline(always)]
     pub fn compare_swap(self, cond: W, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::compare_swap(self.addr as *mut W, cond, v) }
     }
     #[inline(always)]
     pub fn fetch_add(self, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::fetch_add(self.addr as *mut W, v) }
     }
     #[inline(always)]
     pub fn fetch_and(self, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::fetch_and(self.addr as *mut W, v) }
     }
     #[inline(always)]
     pub fn fetch_or(self, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::fetch_or(self.addr as *mut W, v) }
     }
     #[inline(always)]
     pub fn fetch_xor(self, v: W) -> W {
-        // SAFETY: as in `load`.
+        // SAFETY: `self.addr` is an aligned word of a writable range (`Dst::word` checked), for
+        // the Atom's borrow.
         unsafe { W::fetch_xor(self.addr as *mut W, v) }
     }
 }
@@ -475,7 +483,8 @@ impl Mapping {
     /// The whole mapping.
     #[inline(always)]
     pub fn all(self) -> Dst<'static> {
-        // SAFETY: as in `at`.
+        // SAFETY: `base..base+len` is exactly the mapping, readable and writable for as long as
+        // it is used.
         unsafe { Dst::new(self.base, self.len) }
     }
 }
@@ -656,8 +665,9 @@ pub fn units_as<T: Plain>(units: &[u128]) -> &[T] {
 pub fn units_as_mut<T: Plain>(units: &mut [u128]) -> &mut [T] {
     const { assert!(align_of::<T>() <= align_of::<u128>() && size_of::<T>() > 0) };
     let n = size_of_val(units) / size_of::<T>();
-    // SAFETY: as in `units_as`; the borrow is `units`' mutable one, and whatever is written into
-    // the elements leaves valid `u128`s (any bits are).
+    // SAFETY: the words are initialized and aligned for `T` (checked above), `n` elements of `T`
+    // lie within them, and any bytes are a `T` (`Plain`); the borrow is `units`' mutable one, and
+    // whatever is written into the elements leaves valid `u128`s (any bits are).
     unsafe { std::slice::from_raw_parts_mut(units.as_mut_ptr().cast::<T>(), n) }
 }
 

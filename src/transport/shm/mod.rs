@@ -110,50 +110,58 @@ macro_rules! word {
         impl Word for $t {
             #[inline(always)]
             unsafe fn load(p: *mut Self) -> Self {
-                // SAFETY: the caller guarantees a valid, aligned word that is only accessed atomically
-                // while the operation runs (the OpenSHMEM atomicity guarantee).
+                // SAFETY: the caller guarantees a valid, aligned word that is only accessed
+                // atomically while the operation runs (the OpenSHMEM atomicity guarantee).
                 unsafe { <$atomic>::from_ptr(p) }.load(SeqCst)
             }
             #[inline(always)]
             unsafe fn load_acquire(p: *mut Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.load(Ordering::Acquire)
             }
             #[inline(always)]
             unsafe fn store(p: *mut Self, v: Self) {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.store(v, SeqCst)
             }
             #[inline(always)]
             unsafe fn swap(p: *mut Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.swap(v, SeqCst)
             }
             #[inline(always)]
             unsafe fn compare_swap(p: *mut Self, cond: Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 match unsafe { <$atomic>::from_ptr(p) }.compare_exchange(cond, v, SeqCst, SeqCst) {
                     Ok(old) | Err(old) => old,
                 }
             }
             #[inline(always)]
             unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.fetch_add(v, SeqCst)
             }
             #[inline(always)]
             unsafe fn fetch_and(p: *mut Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.fetch_and(v, SeqCst)
             }
             #[inline(always)]
             unsafe fn fetch_or(p: *mut Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.fetch_or(v, SeqCst)
             }
             #[inline(always)]
             unsafe fn fetch_xor(p: *mut Self, v: Self) -> Self {
-                // SAFETY: as in `load`.
+                // SAFETY: this method's contract: `p` is a valid, aligned word, accessed only
+                // atomically while this runs.
                 unsafe { <$atomic>::from_ptr(p) }.fetch_xor(v, SeqCst)
             }
         }

@@ -35,7 +35,8 @@ impl<T: Sync + 'static> Published<T> {
     /// Publishes `value` and returns what was published before.
     pub fn swap(&self, value: Option<&'static T>) -> Option<&'static T> {
         let p = self.0.swap(raw(value), Ordering::AcqRel);
-        // SAFETY: as in `get`.
+        // SAFETY: the old pointer is NULL or came from a `&'static T` (`publish`, `swap`):
+        // valid and shared for the rest of the process.
         unsafe { p.as_ref() }
     }
 }

@@ -19,7 +19,8 @@ pub struct Segment {
 // SAFETY: a Segment is an address range; access to the memory is the user's concern and is
 // synchronized by OpenSHMEM semantics, not by this handle.
 unsafe impl Send for Segment {}
-// SAFETY: as above.
+// SAFETY: `&Segment` gives only the immutable `base` and `len`; the memory behind them is
+// shared memory whose accesses OpenSHMEM semantics order, not this handle.
 unsafe impl Sync for Segment {}
 
 fn c_name(name: &str) -> io::Result<CString> {

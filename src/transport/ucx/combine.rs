@@ -163,7 +163,9 @@ impl Combiner {
         } else {
             run.send()?;
             if eager && run.write_end != Some((pe, seg, off)) {
-                // SAFETY: forwarded contract.
+                // SAFETY: the caller's contract (`# Safety` above): `src..src+len` is readable and
+                // stays unchanged until the returned request completes, as the key's `put_nbi`
+                // requires.
                 let request = unsafe { key.put_nbi(off, src, len) }?;
                 run.write_end = Some((pe, seg, off + len));
                 return Ok(Added::Issued(request));
@@ -174,7 +176,8 @@ impl Combiner {
             run.start = off;
             Added::Began
         };
-        // SAFETY: the caller guarantees `src..src+len`.
+        // SAFETY: the caller's contract: `src..src+len` is readable for this call; the bytes
+        // are copied into the run before it returns.
         run.data
             .extend_from_slice(unsafe { std::slice::from_raw_parts(src, len) });
         self.holding.store(true, Ordering::Release);
@@ -223,7 +226,8 @@ impl Combiner {
             self.reading.store(true, Ordering::Release);
             return Ok(Added::Began);
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `dst..dst+len` stays writable and unread until the next
+        // quiet, which completes the returned request.
         let request = unsafe { key.get_nbi(off, dst as *mut u8, len) }?;
         run.read_end = Some((pe, seg, off + len, dst + len));
         Ok(Added::Issued(request))

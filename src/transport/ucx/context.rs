@@ -17,7 +17,8 @@ pub(super) struct ContextHandle(pub(super) ucp_context_h);
 // SAFETY: the context is created with `mt_workers_shared = 1`, which makes UCX serialise the
 // context-wide calls (mem_map, rkey_pack, worker creation) made from several threads.
 unsafe impl Send for ContextHandle {}
-// SAFETY: as above.
+// SAFETY: shared `&ContextHandle` only reaches the context-wide calls, which UCX serialises
+// itself (`mt_workers_shared = 1`); the handle is never mutated after creation.
 unsafe impl Sync for ContextHandle {}
 
 impl Drop for ContextHandle {
@@ -243,13 +244,15 @@ struct MemHandle {
 // SAFETY: the memory handle is only passed to context-wide calls, which the context serialises
 // (`mt_workers_shared`).
 unsafe impl Send for MemHandle {}
-// SAFETY: as above; nothing mutates the handle.
+// SAFETY: `&MemHandle` only passes `memh` to context-wide calls serialised by UCX
+// (`mt_workers_shared`); nothing mutates the handle after creation.
 unsafe impl Sync for MemHandle {}
 
 // SAFETY: the handle is Send and Sync (above); the range itself is shared memory by the contract
 // of `map` and `allocate_at`.
 unsafe impl Send for MemoryRegion {}
-// SAFETY: as above; no method mutates the region object.
+// SAFETY: `&MemoryRegion` exposes only the immutable `base`, `len` and the Sync `MemHandle`;
+// no method mutates the region object, and the range is shared memory (`map`'s contract).
 unsafe impl Sync for MemoryRegion {}
 
 impl MemoryRegion {

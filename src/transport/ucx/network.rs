@@ -350,7 +350,8 @@ impl Lane {
         let key = self.rkey(pe, seg)?;
         // The lane's earlier gets read what was there before this put.
         self.combiner.send()?;
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract (`# Safety` above): `src..src+len` stays readable and
+        // unchanged until the returned request completes, as `put_nbi` requires.
         let request = unsafe { key.put_nbi(offset, src, len) }?;
         if !key.completes_at_once() {
             self.note_write()?;
@@ -374,7 +375,8 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<()> {
-        // SAFETY: forwarded contract; `src` is read until the wait returns.
+        // SAFETY: the caller's contract: `src..src+len` is readable for this call, and a request
+        // `put_small` returns is waited for before we return, so `src` is not read after.
         match unsafe { self.put_small(pe, seg, offset, src, len, true) }? {
             Some(request) => request.wait(),
             None => Ok(()),
@@ -396,7 +398,8 @@ impl Lane {
         src: *const u8,
         len: usize,
     ) -> Result<()> {
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `src..src+len` stays readable and unchanged until the next
+        // quiet, which waits for any request `put_small` returns (held on the lane).
         match unsafe { self.put_small(pe, seg, offset, src, len, false) }? {
             Some(request) => self.hold(request),
             None => Ok(()),
@@ -421,16 +424,19 @@ impl Lane {
     ) -> Result<Option<Request>> {
         let key = self.shared_rkey(pe, seg)?;
         // A copy into a mapping is complete when it returns: nothing to hold or count.
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `src..src+len` is readable now; a mapped put is a copy
+        // done on return.
         if unsafe { key.put_if_mapped(offset, src, len) }? {
             return Ok(None);
         }
         if len > COMBINE_MAX {
-            // SAFETY: forwarded contract.
+            // SAFETY: the caller's contract: `src..src+len` stays readable and unchanged until the
+            // request returned completes, as `put` requires.
             return unsafe { self.put(pe, seg, offset, src, len) }.map(Some);
         }
         key.check_put(offset, len)?;
-        // SAFETY: forwarded contract; len <= COMBINE_MAX.
+        // SAFETY: the caller's contract: `src..src+len` is readable, and unchanged until the issued
+        // request (returned) completes; `len` <= COMBINE_MAX is checked just above.
         let added = unsafe { self.combiner.add(key, pe, seg, offset, src, len, eager) }?;
         // Counted once it is in the run or issued (see `combine`'s invariants).
         self.note_write()?;
@@ -466,7 +472,8 @@ impl Lane {
         len: usize,
     ) -> Result<Request> {
         self.order_reads()?;
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract (`# Safety` above): `dst..dst+len` stays writable and
+        // unread until the returned request completes, as the key's `get_nbi` requires.
         unsafe { self.rkey(pe, seg)?.get_nbi(offset, dst, len) }
     }
 
@@ -488,13 +495,15 @@ impl Lane {
     ) -> Result<()> {
         let key = self.shared_rkey(pe, seg)?;
         if len > COMBINE_MAX || key.completes_at_once() {
-            // SAFETY: forwarded contract.
+            // SAFETY: the caller's contract: `dst..dst+len` stays writable and unread until the
+            // next quiet, which completes the request `track`ed here.
             let request = unsafe { self.get(pe, seg, offset, dst, len) }?;
             return self.track(request);
         }
         key.check_get(offset, len)?;
         self.order_reads()?;
-        // SAFETY: forwarded contract; len <= COMBINE_MAX.
+        // SAFETY: the caller's contract: `dst..dst+len` stays writable and unread until the next
+        // quiet, as `add_get` requires; `len` <= COMBINE_MAX is checked above.
         match unsafe { self.combiner.add_get(key, pe, seg, offset, dst, len) }? {
             Added::Began => self.server.remind(),
             Added::Extended => {}

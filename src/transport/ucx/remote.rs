@@ -78,7 +78,8 @@ impl transport::Network for Network {
 
     unsafe fn allocate_segment(base: usize, len: usize) -> transport::Result<()> {
         load_library()?;
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract (`Network::allocate_segment`): `base..base+len` is page
+        // aligned, ours to replace, unused by others during the call, and kept for life.
         Ok(unsafe { Local::allocate(base, len) }?)
     }
 
@@ -91,7 +92,8 @@ impl transport::Network for Network {
         // The network's first use loads its library; no library is the job's stop, with what was
         // tried and how to get one.
         load_library()?;
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract (`Network::connect`): every non-empty segment is mapped
+        // read-write for the life of the process and accessed locally only as shared memory.
         let local = unsafe { Local::new(segments) }?;
         let card = local.card()?;
         let cards = exchange(&card).map_err(transport::Error::new)?;
@@ -152,7 +154,9 @@ impl transport::Network for Network {
                     transport::Local::Put(s) => unsafe {
                         lane.put(pe, seg, r, s.addr() as *const u8, block)
                     },
-                    // SAFETY: as above, writable; the blocks of a get do not overlap.
+                    // SAFETY: the block lies inside `local` (`part` checks), writable while it is
+                    // borrowed; every request is waited for below, and the blocks of a get do not
+                    // overlap.
                     transport::Local::Get(d) => unsafe {
                         lane.get(pe, seg, r, d.addr() as *mut u8, block)
                     },

@@ -32,7 +32,8 @@ pub struct RemoteKey {
 // SAFETY: the key is used only in calls that lock its endpoint's worker (UCS_THREAD_MODE_MULTI),
 // which is where UCX updates the key's internal cache.
 unsafe impl Send for RemoteKey {}
-// SAFETY: as above.
+// SAFETY: `&RemoteKey` uses `raw` only in calls that lock the endpoint's worker
+// (UCS_THREAD_MODE_MULTI); `base`, `len` and `mapped` are not mutated after unpacking.
 unsafe impl Sync for RemoteKey {}
 
 impl Drop for RemoteKey {
@@ -181,7 +182,8 @@ impl RemoteKey {
         if !self.completes_at_once() {
             return Ok(false);
         }
-        // SAFETY: forwarded contract; a put to a mapped region is the copy, done on return.
+        // SAFETY: the caller's contract: `src..src+len` is readable for this call, and on a region
+        // mapped here `put_nbi` is the copy itself, done before it returns: no read after.
         unsafe { self.put_nbi(offset, src, len) }.map(|_| true)
     }
 
@@ -288,10 +290,12 @@ impl RemoteKey {
                 // SAFETY: the caller's word, mapped here for the key's life; peers update it
                 // only atomically. T is $word (the AmoWord of its size).
                 let word = unsafe { <$atomic>::from_ptr(self.mapped.add(offset).cast()) };
-                // SAFETY: T is $word, as above.
+                // SAFETY: `T` is `$word` (sealed `AmoWord`, picked by the size test): the operand is
+                // read as its own type.
                 let value: $word = unsafe { std::mem::transmute_copy(&operand) };
                 let new: $word = match &reply {
-                    // SAFETY: as above.
+                    // SAFETY: `AmoWord` is sealed to u32 and u64 and the size test chose `$word` of
+                    // `T`'s size, so `T` is `$word`: `*r` is read as its own type.
                     Some(r) => unsafe { std::mem::transmute_copy(&**r) },
                     None => 0,
                 };
@@ -311,7 +315,8 @@ impl RemoteKey {
                     }
                 };
                 if let Some(r) = reply {
-                    // SAFETY: as above.
+                    // SAFETY: `T` is `$word` (sealed `AmoWord`, picked by the size test), so the
+                    // `$word` `old` is a valid `T`.
                     *r = unsafe { std::mem::transmute_copy(&old) };
                 }
             }};

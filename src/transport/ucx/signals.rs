@@ -443,7 +443,8 @@ mod tests {
     #[test]
     fn records_outside_the_heap_or_misaligned_are_dropped() {
         let heap: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(1)).collect();
-        // SAFETY: as above.
+        // SAFETY: `heap` (two words, 16 bytes) outlives `words`, to the end of the test, and is
+        // accessed as atomics only.
         let words = unsafe { Words::new(heap.as_ptr() as usize, 2 * 8) };
         for offset in [16, 4, u64::MAX - 3] {
             words.apply(offset, 9);

@@ -74,7 +74,8 @@ impl SharedBuffer {
 
     fn u32_at(&self, offset: usize) -> u32 {
         assert!(offset.is_multiple_of(4) && offset + 4 <= self.layout.size());
-        // SAFETY: as in u64_at.
+        // SAFETY: 4-aligned and inside the allocation (asserted); an atomic load since peers
+        // update the word.
         unsafe { AtomicU32::from_ptr(self.ptr.add(offset).cast()) }.load(Ordering::SeqCst)
     }
 
@@ -235,7 +236,8 @@ fn two_workers(settings: &[(&str, &str)], label: &str) {
     let address = target.address().unwrap();
     // SAFETY: the address and the packed key come from UCX just above.
     let endpoint = unsafe { initiator.connect(&address) }.unwrap();
-    // SAFETY: as above; the range is the region's.
+    // SAFETY: `packed` is `region.pack_rkey()` of this context just above, and
+    // `memory.ptr..+LEN` is exactly `region`'s range (asserted above).
     let rkey = unsafe { endpoint.unpack_rkey(&packed, memory.ptr as u64, LEN) }.unwrap();
 
     exercise(&rkey, &endpoint, &initiator, &memory);
@@ -354,10 +356,12 @@ fn allocated_memory_is_reached_directly_over_shared_memory() {
     let address = target.address().unwrap();
     // SAFETY: the address and the packed keys come from UCX just above; the ranges are theirs.
     let endpoint = unsafe { initiator.connect(&address) }.unwrap();
-    // SAFETY: as above.
+    // SAFETY: `region.pack_rkey()` is UCX's packed key of `region`, whose range is `at..at+LEN`
+    // (asserted above).
     let rkey =
         unsafe { endpoint.unpack_rkey(&region.pack_rkey().unwrap(), at as u64, LEN) }.unwrap();
-    // SAFETY: as above.
+    // SAFETY: `control.pack_rkey()` is UCX's packed key of `control`, which maps
+    // `registered.ptr..+LEN`, the range given.
     let control_key =
         unsafe { endpoint.unpack_rkey(&control.pack_rkey().unwrap(), registered.ptr as u64, LEN) }
             .unwrap();
@@ -487,7 +491,8 @@ fn process_side(mut socket: UnixStream, parent: bool) {
     let peer = exchange(&mut socket, &mine);
     // SAFETY: the address and key were produced by the peer's UCX and sent unchanged.
     let endpoint = unsafe { worker.connect(&peer.address) }.unwrap();
-    // SAFETY: as above.
+    // SAFETY: `peer.rkey` is the peer's `pack_rkey` of its region `peer.base..+peer.len`, sent
+    // unchanged through `exchange` with that base and length.
     let rkey = unsafe { endpoint.unpack_rkey(&peer.rkey, peer.base, peer.len) }.unwrap();
 
     let theirs = pattern(if parent { 11 } else { 22 }, DATA_LEN);
@@ -631,7 +636,8 @@ fn combined_puts_reach_the_target() {
     let packed = region.pack_rkey().unwrap();
     // SAFETY: the address and the packed key come from UCX just above.
     let endpoint = unsafe { initiator.connect(&target.address().unwrap()) }.unwrap();
-    // SAFETY: as above; the range is the region's.
+    // SAFETY: `packed` is `region.pack_rkey()` just above, and `memory.ptr..+len` is the range
+    // `region` maps.
     let rkey = Arc::new(unsafe { endpoint.unpack_rkey(&packed, memory.ptr as u64, len) }.unwrap());
     let combiner = Arc::new(Combiner::new());
 
@@ -649,7 +655,8 @@ fn combined_puts_reach_the_target() {
         );
         at += n;
     }
-    // SAFETY: as above.
+    // SAFETY: `data` holds 8 readable bytes at its start and outlives the run, which is sent and
+    // flushed below; 8 <= COMBINE_MAX.
     let added = unsafe { combiner.add(&rkey, 1, 0, 2048, data.as_ptr(), 8, false) }.unwrap();
     assert!(began(added), "a put elsewhere begins a run");
     combiner.send().unwrap();
@@ -660,13 +667,15 @@ fn combined_puts_reach_the_target() {
 
     // Eager (a blocking put): one that does not continue the last put goes at once, the next
     // one that does begins a run.
-    // SAFETY: as above.
+    // SAFETY: `data` holds 8 readable bytes and outlives the request issued, waited just below;
+    // 8 <= COMBINE_MAX.
     let added = unsafe { combiner.add(&rkey, 1, 0, 3000, data.as_ptr(), 8, true) }.unwrap();
     let Added::Issued(request) = added else {
         panic!("a lone eager put goes at once")
     };
     request.wait().unwrap();
-    // SAFETY: as above.
+    // SAFETY: `data[8..]` holds 8 readable bytes and outlives the run, sent and flushed below;
+    // 8 <= COMBINE_MAX.
     let added = unsafe { combiner.add(&rkey, 1, 0, 3008, data[8..].as_ptr(), 8, true) }.unwrap();
     assert!(
         began(added),
@@ -681,7 +690,8 @@ fn combined_puts_reach_the_target() {
     let whole: Vec<u8> = (0..len).map(|i| (i ^ (i >> 8) ^ (i >> 16)) as u8).collect();
     let mut runs = 0;
     for piece in (0..len).step_by(COMBINE_MAX) {
-        // SAFETY: as above.
+        // SAFETY: `whole[piece..]` holds COMBINE_MAX readable bytes (`piece` steps by COMBINE_MAX
+        // through `len`, `whole`'s length) and outlives the send and flush below.
         let added = unsafe {
             combiner.add(
                 &rkey,
@@ -704,7 +714,8 @@ fn combined_puts_reach_the_target() {
     // A run left alone: the progress thread reminded of it sends it (no send, no flush here).
     own_progress.server().combine_for(&combiner);
     let late = pattern(5, 64);
-    // SAFETY: as above.
+    // SAFETY: `late` holds 64 readable bytes (<= COMBINE_MAX) and lives until the end of the
+    // test, after the progress thread has sent the run.
     unsafe { combiner.add(&rkey, 1, 0, 512, late.as_ptr(), 64, false) }.unwrap();
     own_progress.server().remind();
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -31,7 +31,8 @@ pub(super) struct WorkerHandle {
 // SAFETY: the worker runs in UCS_THREAD_MODE_MULTI (checked in `Worker::new`): UCX locks it on
 // every call, so it may be used from several threads at once.
 unsafe impl Send for WorkerHandle {}
-// SAFETY: as above.
+// SAFETY: `&WorkerHandle` calls UCX on `raw`, which UCX locks per call in
+// UCS_THREAD_MODE_MULTI (checked in `Worker::new`); the fields are set at creation, only read.
 unsafe impl Sync for WorkerHandle {}
 
 impl Drop for WorkerHandle {
@@ -285,7 +286,8 @@ impl Worker {
             address: peer.as_ptr().cast(),
             ..Default::default()
         };
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract (`# Safety` above): `params.address` is `peer`, the bytes
+        // of a UCX worker address, borrowed for this call.
         unsafe { self.create_endpoint(&params) }
     }
 
@@ -332,16 +334,19 @@ impl Worker {
             || !tls_handle_peer_failure()
             || !version_keeps_atomics_in_peer_mode()
         {
-            // SAFETY: forwarded contract.
+            // SAFETY: the caller's contract: `plain.address` is `peer`, a peer's `Worker::address`,
+            // borrowed for this call.
             return unsafe { self.create_endpoint(&plain) };
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: the caller's contract: `params.address` is `peer`, a peer's `Worker::address`,
+        // borrowed for this call; the error handler's `arg` is a number, not a pointer.
         match unsafe { self.create_endpoint(&params) } {
             Ok(endpoint) => Ok(endpoint),
             Err(e) if e.status == UCS_ERR_UNREACHABLE => {
                 // UCX printed why (no transport with peer-failure handling): once is enough.
                 PEER_MODE.store(false, Relaxed);
-                // SAFETY: forwarded contract.
+                // SAFETY: the caller's contract: `plain.address` is `peer`, a peer's
+                // `Worker::address`, borrowed for this call.
                 unsafe { self.create_endpoint(&plain) }
             }
             Err(e) => Err(e),
@@ -455,7 +460,8 @@ pub(super) struct EndpointHandle {
 
 // SAFETY: endpoint calls lock the endpoint's worker, which is in UCS_THREAD_MODE_MULTI.
 unsafe impl Send for EndpointHandle {}
-// SAFETY: as above.
+// SAFETY: endpoint calls through `&EndpointHandle` lock its worker (UCS_THREAD_MODE_MULTI),
+// and `raw` and `worker` are not mutated after creation.
 unsafe impl Sync for EndpointHandle {}
 
 impl Drop for EndpointHandle {
