@@ -12,6 +12,9 @@
 //! - [`Mapping`]: a segment mapped in this process for the rest of its life (this PE's own, a
 //!   peer's on the node, or one a network maps); [`Mapping::at`] gives a `Dst<'static>` of part
 //!   of it, checked.
+//! - [`Symmetric`]: one symmetric segment as this PE sees it, its own mapping and its peers'
+//!   copies; [`Symmetric::locate`] checks an address once and the [`Located`] range it gives is
+//!   inside every copy, so the operations' fast path needs no second check.
 //! - [`Atom`]: a naturally aligned word of a `Dst`, updated with the CPU's atomics ([`Word`]).
 //! - [`Plain`]: the element types whose every bit pattern is a value, which these types read.
 //!
