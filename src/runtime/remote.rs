@@ -8,7 +8,7 @@
 //! between two overlapping ranges of its own memory goes through a bounce buffer, and a strided
 //! one block at a time, so that it behaves as `memmove` like the shared-memory route.
 //!
-//! No `unsafe` here: the local buffers reach the network as the checked ranges of
+//! Safe code only (`forbid` below): the local buffers reach the network as the checked ranges of
 //! `transport::shm::memory` ([`Src`], [`Dst`], [`Local`]), the non-blocking forms as `'static`
 //! ones (the program's buffers).
 
