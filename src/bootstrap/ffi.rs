@@ -1,7 +1,8 @@
 //! The bootstrap's C side, the one file of `bootstrap/` that says `unsafe`: the binding of the
 //! system libpmix (loaded at run time with `dlopen`, never linked, so rshmem still loads and runs
-//! on a machine without it) behind the safe [`Library`], and the two system calls of PMI-1 (the
-//! parent-death signal, and taking the inherited socket of `PMI_FD`).
+//! on a machine without it) behind the safe [`Library`], and the system calls of PMI-1 (the
+//! parent-death signal, taking the inherited socket of `PMI_FD`, and Hydra's notice of a failed
+//! process).
 //!
 //! The structs below mirror `pmix_common.h` (PMIx 4.x, the ABI of `libpmix.so.2`) for the members
 //! this client touches; the test `layout_matches_the_system_headers` compiles a C program against
@@ -317,6 +318,49 @@ pub(super) fn die_with_parent() {
     // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number by value, changes only this
     // process's death signal and touches no memory of ours.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
+}
+
+/// Set by [`on_failure_notice`]: the launcher signalled that a process of the job failed.
+static FAILURE_NOTICE: AtomicBool = AtomicBool::new(false);
+
+/// PMI-1 under Hydra: takes SIGUSR1, which Hydra's proxy sends the processes of a job when one
+/// of them failed and Hydra does not end the job itself (`-disable-auto-cleanup`), as that notice
+/// ([`failure_noticed`]) instead of the signal's default action, which ends the process without a
+/// word (a PE on its way to end the job naming the dead PE died so, by exit status 10). Only
+/// where the program has left SIGUSR1 at its default; a handler it installs later replaces this
+/// one. The handler has `SA_RESTART`; a sleep of the program that it interrupts returns early,
+/// as the signal would have ended the program before.
+pub(super) fn take_failure_notices() {
+    // SAFETY: an all-zero sigaction is a valid value for sigaction to fill in; with a NULL new
+    // action sigaction only writes the current one into `old`, which lives across the call.
+    let left_default = unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGUSR1, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_DFL
+    };
+    if !left_default {
+        return;
+    }
+    // SAFETY: `new` is a sigaction filled in here (zeroed, then its mask emptied by
+    // sigemptyset); its handler, `on_failure_notice`, only stores to an atomic (async-signal-safe,
+    // errno untouched) and lives as long as the process.
+    unsafe {
+        let mut new: libc::sigaction = std::mem::zeroed();
+        new.sa_sigaction = on_failure_notice as extern "C" fn(c_int) as libc::sighandler_t;
+        new.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut new.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &new, std::ptr::null_mut());
+    }
+}
+
+extern "C" fn on_failure_notice(_: c_int) {
+    FAILURE_NOTICE.store(true, Ordering::Relaxed);
+}
+
+/// Whether the launcher has signalled that a process of the job failed
+/// ([`take_failure_notices`]).
+pub(crate) fn failure_noticed() -> bool {
+    FAILURE_NOTICE.load(Ordering::Relaxed)
 }
 
 /// Whether the `PMI_FD` descriptor has been taken.

@@ -126,6 +126,12 @@ fn parse_head<'a>(key: &str, head: &'a str) -> Result<Head<'a>> {
         .ok_or_else(|| Error(format!("{key} = '{head}' was not published by put_large")))
 }
 
+/// Whether the launcher has told this PE that a process of the job failed (Hydra's proxy, by
+/// SIGUSR1, when it does not end the job itself).
+pub fn launcher_reported_failure() -> bool {
+    ffi::failure_noticed()
+}
+
 /// The bootstrap the environment asks for.
 pub fn from_environment() -> Result<Box<dyn Bootstrap>> {
     let env = |name| std::env::var_os(name).is_some();

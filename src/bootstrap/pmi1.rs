@@ -67,11 +67,7 @@ impl Siblings {
     /// The watch, where this PE's parent is Hydra's proxy and the mapping says which ranks are on
     /// this node.
     fn new(rank: usize, size: usize, mapping: &str) -> Option<Siblings> {
-        let proxy = std::os::unix::process::parent_id();
-        let comm = std::fs::read_to_string(format!("/proc/{proxy}/comm")).ok()?;
-        if comm.trim_end() != "hydra_pmi_proxy" {
-            return None;
-        }
+        let proxy = hydra_proxy()?;
         let nodes = nodes_of_ranks(mapping, size)?;
         let mine = nodes[rank];
         let ranks = (0..size).filter(|&r| nodes[r] == mine).collect();
@@ -106,6 +102,13 @@ impl Siblings {
             .filter(|r| !alive.contains(r))
             .collect()
     }
+}
+
+/// The process id of Hydra's proxy, where it is this PE's parent.
+fn hydra_proxy() -> Option<u32> {
+    let proxy = std::os::unix::process::parent_id();
+    let comm = std::fs::read_to_string(format!("/proc/{proxy}/comm")).ok()?;
+    (comm.trim_end() == "hydra_pmi_proxy").then_some(proxy)
 }
 
 /// The node of each of `size` ranks from a `PMI_process_mapping` value,
@@ -249,6 +252,9 @@ impl Pmi1 {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
+        if std::env::var_os("PMI_FD").is_some() && hydra_proxy().is_some() {
+            super::ffi::take_failure_notices();
+        }
         if std::env::var_os("PMI_FD").is_some() {
             // Hydra publishes the mapping; without it nothing is watched.
             if let Ok(mapping) = pmi.get("PMI_process_mapping") {

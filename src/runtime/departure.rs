@@ -28,8 +28,8 @@ use crate::fatal;
 use crate::transport::shm::control::ASET_PES;
 use std::ffi::c_int;
 use std::fmt::Write as _;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How many times this PE has entered the rendezvous.
@@ -180,6 +180,7 @@ pub fn check_alone(done: &mut dyn FnMut() -> bool) {
         return;
     }
     check_lost(w, done);
+    check_reported_failure(done);
     let generation = FINALIZES.load(Ordering::Relaxed);
     let arrived = w.control(w.me).finalized.0.load(Ordering::Acquire);
     if arrived < generation * w.npes as u64 + (w.npes as u64 - 1) {
@@ -228,6 +229,33 @@ fn check_lost(w: &World, done: &mut dyn FnMut() -> bool) {
     fatal!(
         "wait",
         "the connection to PE {pe} failed while this PE waits ({e}): ending the job"
+    );
+}
+
+/// How long a wait goes on after the launcher reported a failed process without any connection
+/// of this PE's found broken ([`check_reported_failure`]).
+const REPORTED_FAILURE_PATIENCE: Duration = Duration::from_secs(2);
+
+/// When a wait first saw the launcher's report of a failed process.
+static REPORTED_FAILURE_SEEN: OnceLock<Instant> = OnceLock::new();
+
+/// The launcher's word that a process of the job failed (Hydra's proxy, by SIGUSR1, where it
+/// does not end the job: `bootstrap::launcher_reported_failure`) ends a wait not yet satisfied
+/// [`REPORTED_FAILURE_PATIENCE`] after it is first seen. A dead PE of another node is named by
+/// the network first, at once ([`check_lost`]), one of this node by its departure; this is for a
+/// death that neither shows.
+fn check_reported_failure(done: &mut dyn FnMut() -> bool) {
+    if !crate::bootstrap::launcher_reported_failure() {
+        return;
+    }
+    let seen = *REPORTED_FAILURE_SEEN.get_or_init(Instant::now);
+    if seen.elapsed() < REPORTED_FAILURE_PATIENCE || done() {
+        return;
+    }
+    fatal!(
+        "wait",
+        "the launcher reported a failed process of the job (Hydra's proxy, by SIGUSR1) {} s ago, and this PE still waits: ending the job",
+        REPORTED_FAILURE_PATIENCE.as_secs()
     );
 }
 

@@ -12,6 +12,7 @@ use crate::transport::shm::process;
 use std::fmt;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Set once the process is on its way out after an error: nothing may wait on peers any more.
 pub static ABORTING: AtomicBool = AtomicBool::new(false);
@@ -51,6 +52,7 @@ pub fn abort_job(code: i32, text: &str) -> ! {
     }
     // A fork child's launcher connection is its parent PE's: it ends alone.
     if !world::in_child() {
+        let_output_through();
         world::with_bootstrap(|boot| boot.abort(code));
     }
     if world::try_get().is_some_and(|w| w.remote().is_some()) {
@@ -59,6 +61,25 @@ pub fn abort_job(code: i32, text: &str) -> ! {
         process::exit_now(code)
     }
     std::process::exit(code)
+}
+
+/// How long an abort waits for the launcher to read what this PE printed.
+const OUTPUT_PATIENCE: Duration = Duration::from_millis(500);
+
+/// Waits until the launcher has read what this PE wrote to its standard output and error, where
+/// they are pipes to it, [`OUTPUT_PATIENCE`] at most. A launcher that ends the job when told of
+/// the abort drops what it had not read yet: under Hydra across hosts, the line naming a dead
+/// peer was missing in 6 runs of 30. Hydra's proxy forwards the output and the abort over one
+/// connection, in the order it read them, so output read before the abort is printed.
+fn let_output_through() {
+    let deadline = Instant::now() + OUTPUT_PATIENCE;
+    while [1, 2]
+        .into_iter()
+        .any(|fd| process::unread_in_pipe(fd).is_some_and(|unread| unread > 0))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Ends this PE, whose launcher (its parent process `parent`) has died: nobody is left to tell, so

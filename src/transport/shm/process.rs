@@ -1,6 +1,6 @@
 //! This process's dealings with the operating system that the standard library does not wrap,
-//! each behind a safe function: the user id, leaving at once, watching another process's exit
-//! (a pidfd), and answering a signal that asks for a report (a handler that only writes a fixed
+//! each behind a safe function: the user id, leaving at once, what a pipe of ours still holds,
+//! watching another process's exit (a pidfd), and answering a signal that asks for a report (a handler that only writes a fixed
 //! line and counts, and a thread that takes the signal with `sigwaitinfo`).
 //!
 //! Invariants: nothing here hands out a raw pointer or a descriptor it does not own; the signal
@@ -26,6 +26,23 @@ pub fn exit_now(code: i32) -> ! {
         libc::fflush(std::ptr::null_mut());
         libc::_exit(code)
     }
+}
+
+/// The bytes written to this process's descriptor `fd` (1: stdout, 2: stderr) that the reader at
+/// the other end has not read yet, where `fd` is a pipe; `None` for anything else (a terminal, a
+/// file, a socket, a closed descriptor).
+pub fn unread_in_pipe(fd: i32) -> Option<usize> {
+    // SAFETY: plain C struct of integers; zero is a valid value.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes one `stat` into our struct and reads nothing else of ours; a
+    // descriptor that is not open is an error, not undefined behaviour.
+    if unsafe { libc::fstat(fd, &mut stat) } != 0 || stat.st_mode & libc::S_IFMT != libc::S_IFIFO {
+        return None;
+    }
+    let mut unread: libc::c_int = 0;
+    // SAFETY: FIONREAD on a pipe writes one int, the bytes in the pipe, into `unread`.
+    let done = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut unread) };
+    (done == 0).then(|| usize::try_from(unread).unwrap_or(0))
 }
 
 /// A pidfd of process `pid` (readable once it has exited), or `None` where the kernel has none.

@@ -169,7 +169,7 @@ impl RemoteKey {
                 &param,
             )
         };
-        self.endpoint.worker.request("ucp_put_nbx", status)
+        self.endpoint.request("ucp_put_nbx", status)
     }
 
     /// Copies `len` bytes from `src` to `offset` of the region if UCX maps it here: then true, and
@@ -215,7 +215,7 @@ impl RemoteKey {
                 &param,
             )
         };
-        self.endpoint.worker.request("ucp_get_nbx", status)
+        self.endpoint.request("ucp_get_nbx", status)
     }
 
     /// One atomic operation on the word at `offset`, waited for. `operand` is UCX's `buffer`;
@@ -257,10 +257,7 @@ impl RemoteKey {
                 &param,
             )
         };
-        self.endpoint
-            .worker
-            .request("ucp_atomic_op_nbx", status)?
-            .wait()
+        self.endpoint.request("ucp_atomic_op_nbx", status)?.wait()
     }
 
     fn fetching<T: AmoWord>(&self, op: ucp_atomic_op_t, offset: usize, operand: T) -> Result<T> {

@@ -91,6 +91,17 @@ impl WorkerHandle {
         call: &'static str,
         ptr: ucs_status_ptr_t,
     ) -> Result<Request> {
+        self.request_to(call, ptr, NO_PE)
+    }
+
+    /// As [`WorkerHandle::request`], for an operation towards PE `pe` (`NO_PE`: none known).
+    #[inline]
+    fn request_to(
+        self: &Arc<Self>,
+        call: &'static str,
+        ptr: ucs_status_ptr_t,
+        pe: usize,
+    ) -> Result<Request> {
         if UCS_PTR_IS_ERR(ptr) {
             return Err(Error {
                 call,
@@ -101,6 +112,7 @@ impl WorkerHandle {
             raw: ptr,
             call,
             worker: (!ptr.is_null()).then(|| self.clone()),
+            pe,
         })
     }
 }
@@ -288,19 +300,23 @@ impl Worker {
         };
         // SAFETY: the caller's contract (`# Safety` above): `params.address` is `peer`, the bytes
         // of a UCX worker address, borrowed for this call.
-        unsafe { self.create_endpoint(&params) }
+        unsafe { self.create_endpoint(&params, NO_PE) }
     }
 
     /// Connects to PE `pe` (its worker's address `peer`). To a PE of another node (`other_node`,
-    /// as the runtime groups PEs: every PE its own node under `SHMEM_TRANSPORT=ucx`) the endpoint
-    /// is made in UCX's peer-failure mode where a transport to the peer has it: when the
-    /// connection breaks (the peer ended, or its host did), UCX fails the endpoint's requests in
-    /// flight instead of leaving them to wait for ever, and the error is recorded for `pe`
-    /// ([`lost_peers`]). To a PE of this node (this PE's own included) it is made without it: the
-    /// launcher and the runtime's own checks see a PE of the node die, the mode would leave UCX
-    /// no shared-memory transport (UCX 1.13's have no peer-failure handling, nor has `self`), and
-    /// UCX 1.22 in that mode finds no protocol for an atomic to this node's PEs or to itself.
-    /// Where only transports without the mode reach a peer, its endpoint is made without it.
+    /// as the runtime groups PEs: every PE its own node under `SHMEM_TRANSPORT=ucx`) a second
+    /// endpoint is made beside it, the watch: in UCX's peer-failure mode, with an error callback,
+    /// and never given an operation. When the connection to the peer breaks (the peer ended, or
+    /// its host did) UCX calls the watch's callback at a progress of this worker, which records
+    /// the PE ([`lost_peers`]); a request of this worker still in flight then stops waiting
+    /// ([`Request::wait`]), and the runtime's waits ask [`lost_peers`] too.
+    ///
+    /// The endpoint that carries the operations is made without the mode, for every release:
+    /// UCX 1.22 in that mode finds no protocol for an atomic ("cannot find remote protocol ...
+    /// amo_fetch") and cancels it, and the mode leaves UCX no shared-memory transport (1.13's
+    /// have no peer-failure handling, nor has `self`). A PE of this node gets no watch: the
+    /// launcher and the runtime's own checks see a PE of the node die. Where no transport with
+    /// the mode reaches a peer (`UCX_TLS=sm,self`, or UCX says so once), there is no watch.
     ///
     /// # Safety
     /// `peer` is the bytes of a peer's [`Worker::address`].
@@ -315,7 +331,14 @@ impl Worker {
             address: peer.as_ptr().cast(),
             ..Default::default()
         };
-        let params = ucp_ep_params_t {
+        // SAFETY: the caller's contract: `plain.address` is `peer`, a peer's `Worker::address`,
+        // borrowed for this call.
+        let mut endpoint = unsafe { self.create_endpoint(&plain, pe) }?;
+        use std::sync::atomic::Ordering::Relaxed;
+        if !other_node || !PEER_MODE.load(Relaxed) || !tls_handle_peer_failure() {
+            return Ok(endpoint);
+        }
+        let watched = ucp_ep_params_t {
             field_mask: (UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
                 | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
                 | UCP_EP_PARAM_FIELD_ERR_HANDLER) as u64,
@@ -328,34 +351,21 @@ impl Worker {
             },
             ..Default::default()
         };
-        use std::sync::atomic::Ordering::Relaxed;
-        if !other_node
-            || !PEER_MODE.load(Relaxed)
-            || !tls_handle_peer_failure()
-            || !version_keeps_atomics_in_peer_mode()
-        {
-            // SAFETY: the caller's contract: `plain.address` is `peer`, a peer's `Worker::address`,
-            // borrowed for this call.
-            return unsafe { self.create_endpoint(&plain) };
-        }
-        // SAFETY: the caller's contract: `params.address` is `peer`, a peer's `Worker::address`,
+        // SAFETY: the caller's contract: `watched.address` is `peer`, a peer's `Worker::address`,
         // borrowed for this call; the error handler's `arg` is a number, not a pointer.
-        match unsafe { self.create_endpoint(&params) } {
-            Ok(endpoint) => Ok(endpoint),
-            Err(e) if e.status == UCS_ERR_UNREACHABLE => {
-                // UCX printed why (no transport with peer-failure handling): once is enough.
-                PEER_MODE.store(false, Relaxed);
-                // SAFETY: the caller's contract: `plain.address` is `peer`, a peer's
-                // `Worker::address`, borrowed for this call.
-                unsafe { self.create_endpoint(&plain) }
-            }
-            Err(e) => Err(e),
+        match unsafe { self.create_endpoint(&watched, pe) } {
+            Ok(watch) => endpoint.watch = Some(watch.handle),
+            // UCX printed why (no transport with peer-failure handling): once is enough.
+            Err(e) if e.status == UCS_ERR_UNREACHABLE => PEER_MODE.store(false, Relaxed),
+            Err(e) => return Err(e),
         }
+        Ok(endpoint)
     }
 
     /// # Safety
     /// As [`Worker::connect_to_pe`], for the address `params` points at.
-    unsafe fn create_endpoint(&self, params: &ucp_ep_params_t) -> Result<Endpoint> {
+    /// `pe`: the PE it reaches (`NO_PE`: none).
+    unsafe fn create_endpoint(&self, params: &ucp_ep_params_t, pe: usize) -> Result<Endpoint> {
         let mut raw = ptr::null_mut();
         // SAFETY: the worker is live; params point at a worker address (caller's contract) that
         // UCX copies during the call; raw is writable; an error callback is a static function.
@@ -366,19 +376,22 @@ impl Worker {
             handle: Arc::new(EndpointHandle {
                 raw,
                 worker: self.handle.clone(),
+                pe,
             }),
+            watch: None,
         })
     }
 }
 
 /// The PEs whose endpoint UCX found failed (their connection broke: the peer ended, or its host
 /// did), with the status, in the order found; `LOST_ANY` tells whether there is one without the
-/// lock. Filled by [`on_endpoint_error`], for every endpoint made with [`Worker::connect_to_pe`].
+/// lock. Filled by [`on_endpoint_error`], for the watch of every endpoint made with
+/// [`Worker::connect_to_pe`].
 static LOST: std::sync::Mutex<Vec<(usize, ucs_status_t)>> = std::sync::Mutex::new(Vec::new());
 static LOST_ANY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether endpoints are still made in peer-failure mode ([`Worker::connect_to_pe`]): cleared
-/// when UCX found no transport with it to a peer.
+/// Whether watches are still made ([`Worker::connect_to_pe`]): cleared when UCX found no
+/// transport with peer-failure handling to a peer.
 static PEER_MODE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Whether `UCX_TLS` (UCX's own variable) leaves UCX a transport with peer-failure handling: unset,
@@ -400,23 +413,6 @@ fn tls_handle_peer_failure() -> bool {
         })
 }
 
-/// The newest UCX release seen to keep its atomics over TCP on an endpoint in peer-failure mode:
-/// 1.13 (Debian 12's) does; 1.22 (the pip-installed `libucx-cu12`) finds no protocol for an
-/// atomic on such an endpoint, to another host as to its own ("cannot find remote protocol ...
-/// amo_fetch") and cancels it. Releases after this one get endpoints without the mode (a dead
-/// peer on another host is then noticed when the launcher ends the job, not by UCX) until a
-/// release is seen to keep them; those in between are not known.
-const PEER_MODE_NEWEST: (u32, u32) = (1, 13);
-
-/// Whether the loaded UCX is one whose atomics work on an endpoint in peer-failure mode
-/// ([`PEER_MODE_NEWEST`]).
-fn version_keeps_atomics_in_peer_mode() -> bool {
-    ucx_sys::loaded().is_some_and(|lib| {
-        let (major, minor, _) = lib.version();
-        (major, minor) <= PEER_MODE_NEWEST
-    })
-}
-
 /// UCX's endpoint error callback: records the PE (its number is the callback's argument).
 unsafe extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ucp_ep_h, status: ucs_status_t) {
     let pe = arg as usize;
@@ -425,6 +421,18 @@ unsafe extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ucp_ep_h, status: 
         lost.push((pe, status));
     }
     LOST_ANY.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// The error of the connection to `pe` if UCX found it broken (never for `NO_PE`).
+#[inline]
+fn lost_status(pe: usize) -> Option<ucs_status_t> {
+    if pe == NO_PE || !LOST_ANY.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
+    let lost = LOST.lock().unwrap_or_else(|e| e.into_inner());
+    lost.iter()
+        .find(|&&(p, _)| p == pe)
+        .map(|&(_, status)| status)
 }
 
 /// The PEs whose connection UCX found failed so far, with the error of each.
@@ -456,6 +464,17 @@ pub fn forget_lost_peers() {
 pub(super) struct EndpointHandle {
     pub(super) raw: ucp_ep_h,
     pub(super) worker: Arc<WorkerHandle>,
+    /// The PE it reaches (`NO_PE` for an endpoint of the tests, made from an address alone).
+    pe: usize,
+}
+
+impl EndpointHandle {
+    /// The request of an operation issued on this endpoint (`ptr`, as UCX returned it): its wait
+    /// stops, failed, when the connection to the endpoint's PE is found broken.
+    #[inline]
+    pub(super) fn request(&self, call: &'static str, ptr: ucs_status_ptr_t) -> Result<Request> {
+        self.worker.request_to(call, ptr, self.pe)
+    }
 }
 
 // SAFETY: endpoint calls lock the endpoint's worker, which is in UCS_THREAD_MODE_MULTI.
@@ -481,6 +500,9 @@ impl Drop for EndpointHandle {
 /// A connection from a worker to one peer worker.
 pub struct Endpoint {
     pub(super) handle: Arc<EndpointHandle>,
+    /// To a peer of another node, the second endpoint that tells when the connection to it
+    /// breaks (see [`Worker::connect_to_pe`]); no remote key is ever unpacked on it.
+    watch: Option<Arc<EndpointHandle>>,
 }
 
 impl Endpoint {
@@ -496,7 +518,7 @@ impl Endpoint {
         let param = ucp_request_param_t::default();
         // SAFETY: the endpoint is live; param (no fields) is valid for the call.
         let ptr = unsafe { ucp_ep_flush_nbx(self.handle.raw, &param) };
-        self.handle.worker.request("ucp_ep_flush_nbx", ptr)
+        self.handle.request("ucp_ep_flush_nbx", ptr)
     }
 
     /// Closes the endpoint, flushing what is in flight, and waits for the close until `deadline`
@@ -504,16 +526,8 @@ impl Endpoint {
     /// Every remote key unpacked on the endpoint must be dropped first. After a timeout the close
     /// goes on in the background of the worker.
     pub fn close_by(self, deadline: Instant) -> Result<()> {
-        // The close below replaces the handle's own (unbounded) close in drop.
-        let (raw, worker) = self.into_raw().map_err(|_| Error {
-            call: "ucp_ep_close_nbx (remote keys of the endpoint are alive)",
-            status: UCS_ERR_BUSY,
-        })?;
-        let param = ucp_request_param_t::default();
-        // SAFETY: the endpoint is live, has no remote keys left (sole owner) and is closed once,
-        // here; the worker is live (our Arc).
-        let ptr = unsafe { ucp_ep_close_nbx(raw, &param) };
-        worker.request("ucp_ep_close_nbx", ptr)?.wait_by(deadline)
+        let watched = self.watch.map_or(Ok(()), |watch| close_by(watch, deadline));
+        close_by(self.handle, deadline).and(watched)
     }
 
     /// Gives the endpoint up without closing it: the destroy of its worker takes it down. For an
@@ -521,21 +535,39 @@ impl Endpoint {
     /// where a flushing close could wait for the peer until its deadline. An endpoint with remote
     /// keys alive is left open for the life of the process.
     pub fn abandon(self) {
-        match self.into_raw() {
-            // The endpoint is never used again; ucp_worker_destroy releases it with the worker.
-            Ok((_, worker)) => drop(worker),
-            Err(shared) => std::mem::forget(shared),
+        for handle in std::iter::once(self.handle).chain(self.watch) {
+            match into_raw(handle) {
+                // The endpoint is never used again; ucp_worker_destroy releases it with the worker.
+                Ok((_, worker)) => drop(worker),
+                Err(shared) => std::mem::forget(shared),
+            }
         }
     }
+}
 
-    /// The raw endpoint and its worker, taken out of the handle so that its close in drop does not
-    /// run; the handle back if remote keys of the endpoint still hold it.
-    fn into_raw(self) -> std::result::Result<(ucp_ep_h, Arc<WorkerHandle>), Arc<EndpointHandle>> {
-        let handle = ManuallyDrop::new(Arc::try_unwrap(self.handle)?);
-        // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once.
-        let worker = unsafe { ptr::read(&handle.worker) };
-        Ok((handle.raw, worker))
-    }
+/// Closes the endpoint of `handle` as [`Endpoint::close_by`] says.
+fn close_by(handle: Arc<EndpointHandle>, deadline: Instant) -> Result<()> {
+    // The close below replaces the handle's own (unbounded) close in drop.
+    let (raw, worker) = into_raw(handle).map_err(|_| Error {
+        call: "ucp_ep_close_nbx (remote keys of the endpoint are alive)",
+        status: UCS_ERR_BUSY,
+    })?;
+    let param = ucp_request_param_t::default();
+    // SAFETY: the endpoint is live, has no remote keys left (sole owner) and is closed once,
+    // here; the worker is live (our Arc).
+    let ptr = unsafe { ucp_ep_close_nbx(raw, &param) };
+    worker.request("ucp_ep_close_nbx", ptr)?.wait_by(deadline)
+}
+
+/// The raw endpoint and its worker, taken out of the handle so that its close in drop does not
+/// run; the handle back if remote keys of the endpoint still hold it.
+fn into_raw(
+    handle: Arc<EndpointHandle>,
+) -> std::result::Result<(ucp_ep_h, Arc<WorkerHandle>), Arc<EndpointHandle>> {
+    let handle = ManuallyDrop::new(Arc::try_unwrap(handle)?);
+    // SAFETY: the handle is never dropped, so its worker Arc is moved out exactly once.
+    let worker = unsafe { ptr::read(&handle.worker) };
+    Ok((handle.raw, worker))
 }
 
 /// A non-blocking operation in flight, or already complete. Dropping it does not cancel the
@@ -548,7 +580,12 @@ pub struct Request {
     /// operation takes no reference (a reference is two locked instructions, as much as the rest
     /// of a put into a peer mapped here).
     worker: Option<Arc<WorkerHandle>>,
+    /// The PE the operation is towards, `NO_PE` if none (a worker's flush, a receive).
+    pe: usize,
 }
+
+/// No PE: of a request, one whose wait only its completion ends.
+const NO_PE: usize = usize::MAX;
 
 // SAFETY: a request is checked and freed under its worker's lock (UCS_THREAD_MODE_MULTI).
 unsafe impl Send for Request {}
@@ -561,6 +598,7 @@ impl Request {
             raw: ptr::null_mut(),
             call,
             worker: None,
+            pe: NO_PE,
         }
     }
 
@@ -587,7 +625,10 @@ impl Request {
         }
     }
 
-    /// Progresses the worker until the operation completes.
+    /// Progresses the worker until the operation completes, or until the connection to its PE is
+    /// found broken (the watch's callback, [`lost_peers`]): then the error is the watch's, and the
+    /// request is left to UCX (no completion of it can come from a peer whose connection broke,
+    /// and nothing of it is read again).
     #[inline]
     pub fn wait(self) -> Result<()> {
         if self.raw.is_null() {
@@ -600,15 +641,27 @@ impl Request {
     fn wait_in_flight(mut self) -> Result<()> {
         let raw = self.raw;
         let mut status = UCS_INPROGRESS;
+        let mut lost = None;
         self.worker().progress_until(|| {
             // SAFETY: raw is a live request until freed below.
             status = unsafe { ucp_request_check_status(raw) };
-            status != UCS_INPROGRESS
+            if status != UCS_INPROGRESS {
+                return true;
+            }
+            lost = lost_status(self.pe);
+            lost.is_some()
         });
-        // SAFETY: the request is complete and freed once; drop sees NULL.
+        // SAFETY: a live request, freed once (drop sees NULL); one still in flight (its PE lost)
+        // UCX releases when it ends.
         unsafe { ucp_request_free(raw) };
         self.raw = ptr::null_mut();
-        check(self.call, status)
+        match lost {
+            Some(status) => Err(Error {
+                call: "endpoint error",
+                status,
+            }),
+            None => check(self.call, status),
+        }
     }
 }
 
