@@ -25,6 +25,8 @@ const NSPACE_LEN: usize = 256;
 /// `PMIX_MAX_KEYLEN + 1`.
 const KEY_LEN: usize = 512;
 const PMIX_SUCCESS: c_int = 0;
+/// A non-blocking call done at once: no callback comes.
+const PMIX_OPERATION_SUCCEEDED: c_int = -157;
 pub(super) const PMIX_RANK_WILDCARD: u32 = u32::MAX - 1;
 /// `pmix_data_type_t` values.
 const PMIX_BOOL: u16 = 1;
@@ -34,6 +36,8 @@ const PMIX_UINT32: u16 = 14;
 const PMIX_GLOBAL: u8 = 3;
 pub(super) const PMIX_JOB_SIZE: &CStr = c"pmix.job.size";
 const PMIX_COLLECT_DATA: &CStr = c"pmix.collect";
+/// The ranks of the namespace on this node, comma-separated (a string).
+pub(super) const PMIX_LOCAL_PEERS: &CStr = c"pmix.lpeers";
 /// The sonames tried, newest ABI first.
 pub(crate) const LIBRARIES: [&CStr; 2] = [c"libpmix.so.2", c"libpmix.so"];
 
@@ -96,6 +100,16 @@ type AbortFn = unsafe extern "C" fn(c_int, *const c_char, *mut Proc, usize) -> c
 type PutFn = unsafe extern "C" fn(u8, *const c_char, *mut Value) -> c_int;
 type CommitFn = unsafe extern "C" fn() -> c_int;
 type FenceFn = unsafe extern "C" fn(*const Proc, usize, *const Info, usize) -> c_int;
+/// `pmix_op_cbfunc_t`.
+type OpCallback = unsafe extern "C" fn(c_int, *mut c_void);
+type FenceNbFn = unsafe extern "C" fn(
+    *const Proc,
+    usize,
+    *const Info,
+    usize,
+    Option<OpCallback>,
+    *mut c_void,
+) -> c_int;
 type GetFn =
     unsafe extern "C" fn(*const Proc, *const c_char, *const Info, usize, *mut *mut Value) -> c_int;
 type ValueDestructFn = unsafe extern "C" fn(*mut Value);
@@ -127,6 +141,7 @@ pub(super) struct Library {
     put: PutFn,
     commit: CommitFn,
     fence: FenceFn,
+    fence_nb: FenceNbFn,
     get: GetFn,
     value_destruct: ValueDestructFn,
     error_string: ErrorStringFn,
@@ -177,6 +192,7 @@ impl Library {
                 put: symbol(handle, c"PMIx_Put")?,
                 commit: symbol(handle, c"PMIx_Commit")?,
                 fence: symbol(handle, c"PMIx_Fence")?,
+                fence_nb: symbol(handle, c"PMIx_Fence_nb")?,
                 get: symbol(handle, c"PMIx_Get")?,
                 value_destruct: symbol(handle, c"PMIx_Value_destruct")?,
                 error_string: symbol(handle, c"PMIx_Error_string")?,
@@ -285,6 +301,65 @@ impl Library {
         self.check("PMIx_Fence", status)
     }
 
+    /// As [`Library::commit_and_fence`], with the fence started by `PMIx_Fence_nb`: while it
+    /// runs, `look` is called every `every`, and its error ends the wait (the fence is left to
+    /// libpmix: the caller ends the job).
+    pub(super) fn commit_and_fence_watching(
+        &self,
+        every: std::time::Duration,
+        mut look: impl FnMut() -> Result<()>,
+    ) -> Result<()> {
+        // SAFETY: PMIx_Commit takes no argument.
+        let status = unsafe { (self.commit)() };
+        self.check("PMIx_Commit", status)?;
+        // What the callback writes and the info the fence reads: both must live until libpmix
+        // calls back, which a fence left behind (an error of `look`) may never do, so the box
+        // is given to the callback, and leaked if it never runs.
+        let fence = Box::into_raw(Box::new(Fence {
+            status: std::sync::atomic::AtomicI32::new(FENCE_RUNNING),
+            collect: info_bool(PMIX_COLLECT_DATA, true),
+        }));
+        // SAFETY: `fence` is a live, leaked box: its info is read by libpmix until the callback,
+        // which writes only the atomic status; NULL procs (0) = every process of our namespace.
+        let status = unsafe {
+            (self.fence_nb)(
+                std::ptr::null(),
+                0,
+                &(*fence).collect,
+                1,
+                Some(on_fence_done),
+                fence.cast(),
+            )
+        };
+        if status == PMIX_OPERATION_SUCCEEDED {
+            // Done at once, and no callback comes.
+            // SAFETY: the box was never handed to libpmix for a callback: this is its only owner.
+            drop(unsafe { Box::from_raw(fence) });
+            return Ok(());
+        }
+        if let Err(e) = self.check("PMIx_Fence_nb", status) {
+            // SAFETY: as above: refused, so no callback comes.
+            drop(unsafe { Box::from_raw(fence) });
+            return Err(e);
+        }
+        let mut next_look = std::time::Instant::now() + every;
+        loop {
+            // SAFETY: the box lives until the callback's status is read here (then freed below)
+            // or for ever (leaked).
+            let status = unsafe { &(*fence).status }.load(std::sync::atomic::Ordering::Acquire);
+            if status != FENCE_RUNNING {
+                // SAFETY: the callback has run (it wrote the status) and touches the box no more.
+                drop(unsafe { Box::from_raw(fence) });
+                return self.check("PMIx_Fence_nb", status);
+            }
+            std::thread::sleep(FENCE_POLL);
+            if std::time::Instant::now() >= next_look {
+                look()?;
+                next_look = std::time::Instant::now() + every;
+            }
+        }
+    }
+
     /// `PMIx_Abort` of the namespace with `code` and `message` (best effort: the caller exits
     /// right after).
     pub(super) fn abort(&self, code: i32, message: &CStr) {
@@ -298,6 +373,30 @@ impl Library {
         // SAFETY: no info array (NULL, 0).
         let _ = unsafe { (self.finalize)(std::ptr::null(), 0) };
     }
+}
+
+/// A fence in flight ([`Library::commit_and_fence_watching`]): its info, and the status its
+/// callback writes.
+struct Fence {
+    status: std::sync::atomic::AtomicI32,
+    collect: Info,
+}
+
+/// A fence's status before its callback.
+const FENCE_RUNNING: c_int = c_int::MIN;
+
+/// How often a watched fence looks whether its callback has run.
+const FENCE_POLL: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// `PMIx_Fence_nb`'s callback, on a thread of libpmix: records the status.
+unsafe extern "C" fn on_fence_done(status: c_int, cbdata: *mut c_void) {
+    // SAFETY: `cbdata` is the `Fence` box handed to PMIx_Fence_nb, alive until its status is
+    // seen; the callback runs once.
+    let fence = unsafe { &*cbdata.cast::<Fence>() };
+    // A status equal to the marker would read as still running: none of PMIx's is.
+    fence
+        .status
+        .store(status, std::sync::atomic::Ordering::Release);
 }
 
 /// The text of a `PMIX_STRING` value.
@@ -415,11 +514,16 @@ mod tests {
             ("PMIX_GLOBAL", PMIX_GLOBAL as usize),
             ("PMIX_RANK_WILDCARD", PMIX_RANK_WILDCARD as usize),
             ("PMIX_SUCCESS", PMIX_SUCCESS as usize),
+            (
+                "PMIX_OPERATION_SUCCEEDED",
+                PMIX_OPERATION_SUCCEEDED as usize,
+            ),
         ];
         let mut lines: Vec<String> = facts.iter().map(|(n, v)| format!("{n} {v}")).collect();
         for (name, key) in [
             ("PMIX_JOB_SIZE", PMIX_JOB_SIZE),
             ("PMIX_COLLECT_DATA", PMIX_COLLECT_DATA),
+            ("PMIX_LOCAL_PEERS", PMIX_LOCAL_PEERS),
         ] {
             lines.push(format!("{name} {}", key.to_string_lossy()));
         }
@@ -438,8 +542,8 @@ int main(void) {
     N(sizeof(pmix_info_t)); N(offsetof(pmix_info_t, key)); N(offsetof(pmix_info_t, flags));
     N(offsetof(pmix_info_t, value));
     N(PMIX_BOOL); N(PMIX_STRING); N(PMIX_UINT32); N(PMIX_GLOBAL); N(PMIX_RANK_WILDCARD);
-    N(PMIX_SUCCESS);
-    S(PMIX_JOB_SIZE); S(PMIX_COLLECT_DATA);
+    N(PMIX_SUCCESS); N(PMIX_OPERATION_SUCCEEDED);
+    S(PMIX_JOB_SIZE); S(PMIX_COLLECT_DATA); S(PMIX_LOCAL_PEERS);
     return 0;
 }
 "#;

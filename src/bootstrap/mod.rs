@@ -16,6 +16,7 @@
 mod ffi;
 pub mod pmi1;
 pub mod pmix;
+mod siblings;
 pub mod singleton;
 
 use std::fmt;

@@ -17,6 +17,7 @@
 //! at its node's PEs once a second and fails the barrier, naming the PE, once one is gone
 //! ([`Siblings`]).
 
+use super::siblings::{LOOK, Siblings};
 use super::{Bootstrap, Error, Result};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -29,9 +30,6 @@ const DEFAULT_VALLEN_MAX: usize = 1024;
 
 /// Longest a PE that sent `cmd=abort` waits to be stopped before it leaves by itself.
 const STOP_WAIT: Duration = Duration::from_secs(2);
-
-/// How often a PE waiting in Hydra's barrier looks for its node's PEs ([`Siblings`]).
-const SIBLING_LOOK: Duration = Duration::from_secs(1);
 
 /// A connected socket of either kind.
 trait Stream: Read + Write + Send {
@@ -49,66 +47,18 @@ impl Stream for TcpStream {
     }
 }
 
-/// The PEs Hydra's proxy started on this node, for a PE waiting in a barrier: Hydra does not end
-/// the job when a PE exits with status 0 before `shmem_init` (it never connected), and the
-/// others would wait in the barrier for ever. A PE whose parent is `hydra_pmi_proxy` (it starts
-/// the ranks of its node, and nothing else) knows from `PMI_process_mapping` which ranks are on
-/// its node; a rank no longer among the proxy's children (read from `/proc`, each child's rank
-/// from its `PMI_RANK`) has ended, and the barrier cannot complete. Only this node's PEs can be
-/// seen so; a PE that ends before `shmem_init` on another node is not noticed.
-struct Siblings {
-    /// The proxy, this PE's parent.
-    proxy: u32,
-    /// The ranks of this node, this PE's among them.
-    ranks: Vec<usize>,
-}
+/// Hydra's proxy: it starts the ranks of its node, and nothing else.
+const HYDRA_PROXY: &str = "hydra_pmi_proxy";
 
-impl Siblings {
-    /// The watch, where this PE's parent is Hydra's proxy and the mapping says which ranks are on
-    /// this node.
-    fn new(rank: usize, size: usize, mapping: &str) -> Option<Siblings> {
-        let proxy = hydra_proxy()?;
-        let nodes = nodes_of_ranks(mapping, size)?;
-        let mine = nodes[rank];
-        let ranks = (0..size).filter(|&r| nodes[r] == mine).collect();
-        Some(Siblings { proxy, ranks })
-    }
-
-    /// The ranks of this node no longer among the proxy's children (empty if they all are, or if
-    /// `/proc` cannot tell).
-    fn gone(&self) -> Vec<usize> {
-        let path = format!("/proc/{0}/task/{0}/children", self.proxy);
-        let Ok(children) = std::fs::read_to_string(path) else {
-            return Vec::new();
-        };
-        let mut alive = Vec::new();
-        for pid in children.split_whitespace() {
-            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
-                // A child we cannot read: we cannot tell who is missing.
-                return Vec::new();
-            };
-            let rank = environ
-                .split(|&b| b == 0)
-                .find_map(|var| var.strip_prefix(b"PMI_RANK="))
-                .and_then(|v| std::str::from_utf8(v).ok()?.parse::<usize>().ok());
-            match rank {
-                Some(rank) => alive.push(rank),
-                None => return Vec::new(),
-            }
-        }
-        self.ranks
-            .iter()
-            .copied()
-            .filter(|r| !alive.contains(r))
-            .collect()
-    }
-}
-
-/// The process id of Hydra's proxy, where it is this PE's parent.
-fn hydra_proxy() -> Option<u32> {
-    let proxy = std::os::unix::process::parent_id();
-    let comm = std::fs::read_to_string(format!("/proc/{proxy}/comm")).ok()?;
-    (comm.trim_end() == "hydra_pmi_proxy").then_some(proxy)
+/// The watch of this node's PEs for a PE waiting in Hydra's barrier: Hydra does not end the job
+/// when a PE exits with status 0 before `shmem_init` (it never connected), and the others would
+/// wait in the barrier for ever. The node's ranks come from `PMI_process_mapping`, each child's
+/// rank from its `PMI_RANK`.
+fn hydra_siblings(rank: usize, size: usize, mapping: &str) -> Option<Siblings> {
+    let nodes = nodes_of_ranks(mapping, size)?;
+    let mine = nodes[rank];
+    let ranks = (0..size).filter(|&r| nodes[r] == mine).collect();
+    Siblings::new(HYDRA_PROXY, "PMI_RANK", ranks)
 }
 
 /// The node of each of `size` ranks from a `PMI_process_mapping` value,
@@ -252,13 +202,13 @@ impl Pmi1 {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        if std::env::var_os("PMI_FD").is_some() && hydra_proxy().is_some() {
+        if std::env::var_os("PMI_FD").is_some() && super::siblings::parent_is(HYDRA_PROXY) {
             super::ffi::take_failure_notices();
         }
         if std::env::var_os("PMI_FD").is_some() {
             // Hydra publishes the mapping; without it nothing is watched.
             if let Ok(mapping) = pmi.get("PMI_process_mapping") {
-                pmi.siblings = Siblings::new(pmi.rank, pmi.size, &mapping);
+                pmi.siblings = hydra_siblings(pmi.rank, pmi.size, &mapping);
             }
         }
         Ok(pmi)
@@ -318,8 +268,8 @@ impl Pmi1 {
             .map_err(|e| Error(format!("PMI write: {e}")))
     }
 
-    /// [`Pmi1::receive`], looking at this node's PEs every [`SIBLING_LOOK`]: a PE found gone at
-    /// two looks in a row, with no reply in between, makes the barrier an error naming it.
+    /// [`Pmi1::receive`], looking at this node's PEs every [`LOOK`] ([`Siblings::look`]), and
+    /// ending with an error when one has ended or when Hydra reports a failed process.
     fn receive_watching(&mut self) -> Result<String> {
         let set = |pmi: &mut Pmi1, timeout| {
             pmi.reader
@@ -327,9 +277,8 @@ impl Pmi1 {
                 .read_timeout(timeout)
                 .map_err(|e| Error(format!("PMI: {e}")))
         };
-        set(self, Some(SIBLING_LOOK))?;
+        set(self, Some(LOOK))?;
         let mut reply = String::new();
-        let mut seen_gone = false;
         let result = loop {
             match self.reader.read_line(&mut reply) {
                 Ok(0) => break Err(Error("PMI: the launcher closed the connection".into())),
@@ -343,29 +292,10 @@ impl Pmi1 {
                     ) =>
                 {
                     // What was read of the line stays in `reply`.
-                    let gone = self
-                        .siblings
-                        .as_ref()
-                        .map(Siblings::gone)
-                        .unwrap_or_default();
-                    if gone.is_empty() {
-                        seen_gone = false;
-                    } else if seen_gone {
-                        let list: Vec<String> = gone.iter().map(usize::to_string).collect();
-                        let (pe, has) = if gone.len() == 1 {
-                            ("PE", "has")
-                        } else {
-                            ("PEs", "have")
-                        };
-                        break Err(Error(format!(
-                            "the launcher's barrier can never complete: {pe} {} {has} ended \
-                             without entering it (no longer among the launcher's processes on \
-                             this node; Hydra does not end a job for a PE that exits 0 before \
-                             shmem_init)",
-                            list.join(", ")
-                        )));
-                    } else {
-                        seen_gone = true;
+                    if let Some(siblings) = self.siblings.as_mut()
+                        && let Err(e) = siblings.look("Hydra")
+                    {
+                        break Err(e);
                     }
                 }
                 Err(e) => break Err(Error(format!("PMI read: {e}"))),

@@ -10,7 +10,8 @@
 //! key) is answered locally; `abort` is `PMIx_Abort` of the namespace; `finalize` is
 //! `PMIx_Finalize`.
 
-use super::ffi::{Library, PMIX_JOB_SIZE, PMIX_RANK_WILDCARD, Proc};
+use super::ffi::{Library, PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_RANK_WILDCARD, Proc};
+use super::siblings::{LOOK, Siblings};
 use super::{Bootstrap, Error, Result};
 use std::ffi::CString;
 
@@ -23,7 +24,12 @@ pub struct Pmix {
     size: usize,
     job_id: String,
     finalized: bool,
+    /// Under Slurm, the watch of this node's PEs while the fence waits ([`Siblings`]).
+    siblings: Option<Siblings>,
 }
+
+/// Slurm's step daemon: it starts the tasks of its node, and nothing else.
+const SLURM_STEP_DAEMON: &str = "slurmstepd";
 
 fn c_text(text: &str, what: &str) -> Result<CString> {
     CString::new(text).map_err(|_| Error(format!("{what} contains a NUL byte")))
@@ -44,6 +50,7 @@ impl Pmix {
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect(),
             finalized: false,
+            siblings: None,
         };
         let job = pmix.me.with_rank(PMIX_RANK_WILDCARD);
         let size = pmix.lib.get_u32(&job, PMIX_JOB_SIZE)?;
@@ -55,6 +62,14 @@ impl Pmix {
                 "PMIx: rank {} of {} PEs makes no sense",
                 pmix.me.rank, pmix.size
             )));
+        }
+        // Slurm waits for every task: a PE that exits 0 before shmem_init would leave the others
+        // in the fence for ever. (Open MPI's mpirun ends the job itself.)
+        if super::siblings::parent_is(SLURM_STEP_DAEMON)
+            && let Ok(Some(peers)) = pmix.lib.get_string(&job, PMIX_LOCAL_PEERS)
+            && let Some(ranks) = local_ranks(&peers, pmix.size)
+        {
+            pmix.siblings = Siblings::new(SLURM_STEP_DAEMON, "PMIX_RANK", ranks);
         }
         Ok(pmix)
     }
@@ -92,7 +107,12 @@ impl Bootstrap for Pmix {
             .ok_or_else(|| Error(format!("PMIx: {key} is not a string")))
     }
     fn barrier(&mut self) -> Result<()> {
-        self.lib.commit_and_fence()
+        match self.siblings.as_mut() {
+            None => self.lib.commit_and_fence(),
+            Some(siblings) => self
+                .lib
+                .commit_and_fence_watching(LOOK, || siblings.look("Slurm")),
+        }
     }
     fn abort(&mut self, code: i32) {
         self.lib.abort(
@@ -108,9 +128,26 @@ impl Bootstrap for Pmix {
     }
 }
 
+/// The ranks of a `PMIX_LOCAL_PEERS` value (`0,1,2`), each below `size`; `None` if one is not.
+fn local_ranks(peers: &str, size: usize) -> Option<Vec<usize>> {
+    peers
+        .split(',')
+        .map(|r| r.trim().parse().ok().filter(|&r| r < size))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_peers_are_ranks_of_the_job() {
+        assert_eq!(local_ranks("0,1,2", 4), Some(vec![0, 1, 2]));
+        assert_eq!(local_ranks("3", 4), Some(vec![3]));
+        assert_eq!(local_ranks("0,4", 4), None);
+        assert_eq!(local_ranks("0,x", 4), None);
+        assert_eq!(local_ranks("", 4), None);
+    }
 
     #[test]
     fn keys_name_their_publisher() {
