@@ -497,7 +497,7 @@ mod tests {
     /// Every size, offset and constant the Rust side mirrors, as `name value` lines; the C program
     /// prints the same names from the system headers.
     fn rust_layout() -> Vec<String> {
-        let facts: [(&str, usize); 16] = [
+        let facts: [(&str, usize); 17] = [
             ("sizeof_proc", size_of::<Proc>()),
             ("offsetof_proc_nspace", offset_of!(Proc, nspace)),
             ("offsetof_proc_rank", offset_of!(Proc, rank)),
