@@ -293,7 +293,7 @@ impl Pmi1 {
                 {
                     // What was read of the line stays in `reply`.
                     if let Some(siblings) = self.siblings.as_mut()
-                        && let Err(e) = siblings.look("Hydra")
+                        && let Err(e) = siblings.look("Hydra", self.rank)
                     {
                         break Err(e);
                     }

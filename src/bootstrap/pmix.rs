@@ -109,9 +109,11 @@ impl Bootstrap for Pmix {
     fn barrier(&mut self) -> Result<()> {
         match self.siblings.as_mut() {
             None => self.lib.commit_and_fence(),
-            Some(siblings) => self
-                .lib
-                .commit_and_fence_watching(LOOK, || siblings.look("Slurm")),
+            Some(siblings) => {
+                let me = self.me.rank as usize;
+                self.lib
+                    .commit_and_fence_watching(LOOK, || siblings.look("Slurm", me))
+            }
         }
     }
     fn abort(&mut self, code: i32) {

@@ -5,8 +5,9 @@
 //! (`hydra_pmi_proxy`, `slurmstepd`: each starts the ranks of its node and nothing else) knows
 //! which ranks are on its node; a rank no longer among the daemon's children (read from `/proc`,
 //! each child's rank from its environment) has ended, and the barrier cannot complete. Only this
-//! node's PEs can be seen so; a PE that ends before `shmem_init` on another node is not noticed
-//! by this watch.
+//! node's PEs can be seen so: a PE that ends before `shmem_init` on another node is seen by the
+//! PEs of its own node, and where it was alone there, by nobody; after 30 s the lowest rank of
+//! each node whose PEs are all alive says that the barrier still waits.
 
 use super::{Error, Result};
 use std::time::Duration;
@@ -31,7 +32,15 @@ pub(super) struct Siblings {
     ranks: Vec<usize>,
     /// Whether the last look found a rank gone.
     seen_gone: bool,
+    /// Looks so far, and whether this PE has said it waits for other nodes ([`NOTICE_AFTER`]).
+    looks: u32,
+    noticed: bool,
 }
+
+/// Looks after which the lowest rank of a node whose PEs are all alive says, once, that the
+/// barrier still waits (30 s): a PE that ended before `shmem_init` on another node, alone there,
+/// shows to nobody here.
+const NOTICE_AFTER: u32 = 30;
 
 impl Siblings {
     /// The watch, where this PE's parent is the launcher's daemon named `daemon` (its `comm`),
@@ -45,13 +54,17 @@ impl Siblings {
             rank_var,
             ranks,
             seen_gone: false,
+            looks: 0,
+            noticed: false,
         })
     }
 
     /// One look, [`LOOK`] after the last: an error naming the ranks of this node found gone at
     /// two looks in a row (`launcher` names the launcher in it), or the launcher's report of a
     /// failed process (`super::launcher_reported_failure`).
-    pub(super) fn look(&mut self, launcher: &str) -> Result<()> {
+    /// `me` is this PE's rank: the lowest rank of the node says once, after [`NOTICE_AFTER`]
+    /// looks, that the barrier still waits for other nodes.
+    pub(super) fn look(&mut self, launcher: &str, me: usize) -> Result<()> {
         if super::launcher_reported_failure() {
             return Err(Error(format!(
                 "the launcher's barrier can never complete: {launcher} reported a failed process \
@@ -59,8 +72,18 @@ impl Siblings {
             )));
         }
         let gone = self.gone();
+        self.looks = self.looks.saturating_add(1);
         if gone.is_empty() {
             self.seen_gone = false;
+            if self.looks >= NOTICE_AFTER && !self.noticed && self.ranks.iter().min() == Some(&me) {
+                self.noticed = true;
+                eprintln!(
+                    "[PE {me}] shmem_init: {} s in the launcher's barrier, this node's PEs all \
+                     alive: it waits for PEs not yet in shmem_init, or for another node whose \
+                     PEs all ended before it ({launcher} does not report those; the job goes on)",
+                    LOOK.as_secs() * u64::from(self.looks)
+                );
+            }
             return Ok(());
         }
         if !self.seen_gone {
