@@ -207,6 +207,23 @@ mod tests {
     }
 
     #[test]
+    fn a_pipe_says_what_its_reader_has_not_read() {
+        use std::io::{Read, Write};
+        let (mut reader, mut writer) = std::io::pipe().unwrap();
+        assert_eq!(unread_in_pipe(writer.as_raw_fd()), Some(0));
+        writer.write_all(b"[PE 0] x\n").unwrap();
+        assert_eq!(unread_in_pipe(writer.as_raw_fd()), Some(9));
+        let mut line = [0u8; 9];
+        reader.read_exact(&mut line).unwrap();
+        assert_eq!(unread_in_pipe(writer.as_raw_fd()), Some(0));
+        // Not a pipe: a file, a closed descriptor.
+        let file = std::fs::File::open("/proc/self/status").unwrap();
+        assert_eq!(unread_in_pipe(file.as_raw_fd()), None);
+        drop(file);
+        assert_eq!(unread_in_pipe(-1), None);
+    }
+
+    #[test]
     fn a_pidfd_of_a_process_that_exited_is_readable() {
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let fd = pidfd(child.id());
