@@ -8,7 +8,9 @@
 //! own check); `put` is `PMIx_Put(PMIX_GLOBAL)` of a string, `barrier` is `PMIx_Commit` then
 //! `PMIx_Fence` over the namespace with `PMIX_COLLECT_DATA`, so that `get` (`PMIx_Get` of a peer's
 //! key) is answered locally; `abort` is `PMIx_Abort` of the namespace; `finalize` is
-//! `PMIx_Finalize`.
+//! `PMIx_Finalize`. Under Slurm (this PE's parent is `slurmstepd`) the fence is `PMIx_Fence_nb`,
+//! and while it runs the PE watches its node's tasks ([`Siblings`]): Slurm waits for every task,
+//! so a PE that returned 0 before `shmem_init` would leave the others in the fence for ever.
 
 use super::ffi::{Library, PMIX_JOB_SIZE, PMIX_LOCAL_PEERS, PMIX_RANK_WILDCARD, Proc};
 use super::siblings::{LOOK, Siblings};
