@@ -34,7 +34,10 @@
 // mid-barrier, mid-coll: the victim kills itself (SIGKILL) 300 ms after a barrier while every
 // other PE streams atomics, gets, puts with quiets to it, waits in a barrier or in sums: across
 // hosts (scripts/netns-hosts) with a launcher that does not stop the others, their waits must
-// notice the broken connection and end the job naming the victim.
+// notice the broken connection and end the job naming the victim. cut-wait: the PEs from the
+// victim on stay out of the library (a sleep) while the others wait for them in a barrier, and
+// scripts/netns-hosts --cut-after cuts their host off the network: the others must end the job
+// naming one of them.
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 #include <signal.h>
@@ -102,6 +105,20 @@ int main(int argc, char **argv)
         }
         for (;;)
             pause();
+    }
+    if (strcmp(fault, "cut-wait") == 0) {
+        /* The PEs from the victim on (a host of their own under scripts/netns-hosts --cut-after)
+         * stay out of the library while the others wait for them in a barrier; their host is cut
+         * off the network meanwhile, and the others must find that out. */
+        static long word;
+        for (int pe = 0; pe < npes; pe++)
+            shmem_long_atomic_fetch_add(&word, 1, pe);
+        shmem_barrier_all();
+        if (me >= victim)
+            sleep(300);
+        shmem_barrier_all();
+        fprintf(stderr, "[PE %d] launch_fault: got past the barrier with PE %d cut off\n", me, victim);
+        return 99;
     }
     if (strcmp(fault, "sleep3") == 0) {
         struct timespec a, b;

@@ -37,8 +37,33 @@ pub struct Context {
 }
 
 /// The OpenSHMEM route's departures from UCX's defaults, each unless the environment sets its
-/// variable: [`FLUSH_BY_INTERFACES`] and [`TCP_SEGMENTS`].
-pub const ROUTE_DEFAULTS: &[RouteDefault] = &[FLUSH_BY_INTERFACES, TCP_SEGMENTS];
+/// variable: [`FLUSH_BY_INTERFACES`], [`TCP_SEGMENTS`] and [`KEEPALIVE_BY_KERNEL`].
+pub const ROUTE_DEFAULTS: &[RouteDefault] =
+    &[FLUSH_BY_INTERFACES, TCP_SEGMENTS, KEEPALIVE_BY_KERNEL];
+
+/// UCX's own keepalive of connections in peer-failure mode (the watches of
+/// `worker::Worker::connect_to_pe`) is off where TCP is the only transport with that mode here
+/// (no InfiniBand or RoCE transport: `rc`, `dc`, `ud`): the kernel's keepalive of the watch's
+/// socket, which UCX turns on in that mode (`UCX_TCP_KEEPIDLE` 10 s, then probes 2 s apart), finds
+/// a host that went silent.
+///
+/// Why: on TCP, UCX's keepalive writes to the watch's socket every 20 s (`UCX_KEEPALIVE_INTERVAL`).
+/// Written after the peer's host went silent (power, kernel, a cut cable: nothing closes the
+/// connection), the message waits unacknowledged, and the kernel then retransmits it for up to 15
+/// minutes instead of sending keepalive probes (`ss -tno`: the watches' sockets went from
+/// `timer:(keepalive,..)` to `timer:(on,..)` after the cut). With a host's link cut while the
+/// others waited for it in a barrier, the job ended in 2 runs of 6 with UCX's keepalive, in every
+/// run without it (docs/FAULTS.md, "Across hosts"). On InfiniBand UCX's keepalive is what checks
+/// an idle connection, and is kept.
+pub const KEEPALIVE_BY_KERNEL: RouteDefault = RouteDefault {
+    key: "KEEPALIVE_INTERVAL",
+    value: "inf",
+    variable: "UCX_KEEPALIVE_INTERVAL",
+};
+
+/// The resource names of the transports other than TCP with peer-failure handling (InfiniBand,
+/// RoCE), as [`Context::has_resource`] matches them.
+const CHECKED_BY_UCX: [&str; 3] = ["rc", "dc", "ud"];
 
 /// A UCX setting the route changes: `key` and `value` as `ucp_config_modify` takes them, and the
 /// environment variable that sets the key (with a transport's prefix for a transport's key, which
@@ -115,7 +140,18 @@ impl Context {
     /// `UCX_` prefix and a value, e.g. `[("TLS", "tcp")]`.
     pub fn with_config(settings: &[(&str, &str)]) -> Result<Context> {
         let features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
-        let mut defaults: Vec<RouteDefault> = ROUTE_DEFAULTS
+        Context::with_defaults(features, ROUTE_DEFAULTS, settings)
+    }
+
+    /// A context of `features` configured by the `UCX_*` environment, then by those of
+    /// `defaults` that the environment does not set and that apply to the transports found here,
+    /// then by `settings`.
+    fn with_defaults(
+        features: ucp_feature,
+        defaults: &[RouteDefault],
+        settings: &[(&str, &str)],
+    ) -> Result<Context> {
+        let mut defaults: Vec<RouteDefault> = defaults
             .iter()
             .filter(|d| std::env::var_os(d.variable).is_none())
             .copied()
@@ -125,12 +161,20 @@ impl Context {
             route.chain(settings.iter().copied()).collect()
         };
         let context = Context::with_features(features, &with(&defaults))?;
-        if !defaults.contains(&TCP_SEGMENTS) || context.has_resource("tcp/") {
+        let before = defaults.len();
+        // No TCP here: a setting no interface takes makes UCX warn at every worker's creation.
+        if defaults.contains(&TCP_SEGMENTS) && !context.has_resource("tcp/") {
+            defaults.retain(|d| *d != TCP_SEGMENTS);
+        }
+        if defaults.contains(&KEEPALIVE_BY_KERNEL)
+            && CHECKED_BY_UCX.iter().any(|t| context.has_resource(t))
+        {
+            defaults.retain(|d| *d != KEEPALIVE_BY_KERNEL);
+        }
+        if defaults.len() == before {
             return Ok(context);
         }
-        // No TCP here: a setting no interface takes makes UCX warn at every worker's creation.
         drop(context);
-        defaults.retain(|d| *d != TCP_SEGMENTS);
         Context::with_features(features, &with(&defaults))
     }
 
@@ -165,9 +209,10 @@ impl Context {
     }
 
     /// A context for tagged messages only (`super::signals`), configured by the `UCX_*`
-    /// environment and then by `settings`.
+    /// environment, then by [`KEEPALIVE_BY_KERNEL`] (its endpoints have watches too) and
+    /// `settings`.
     pub fn for_messages(settings: &[(&str, &str)]) -> Result<Context> {
-        Context::with_features(UCP_FEATURE_TAG, settings)
+        Context::with_defaults(UCP_FEATURE_TAG, &[KEEPALIVE_BY_KERNEL], settings)
     }
 
     fn with_features(features: ucp_feature, settings: &[(&str, &str)]) -> Result<Context> {
