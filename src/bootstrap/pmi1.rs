@@ -204,8 +204,6 @@ impl Pmi1 {
             .collect();
         if std::env::var_os("PMI_FD").is_some() && super::siblings::parent_is(HYDRA_PROXY) {
             super::ffi::take_failure_notices();
-        }
-        if std::env::var_os("PMI_FD").is_some() {
             // Hydra publishes the mapping; without it nothing is watched.
             if let Ok(mapping) = pmi.get("PMI_process_mapping") {
                 pmi.siblings = hydra_siblings(pmi.rank, pmi.size, &mapping);
